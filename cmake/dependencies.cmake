@@ -1,0 +1,35 @@
+# Every dependency comes from Debian bookworm; scripts/setup.sh installs them.
+find_package(Threads REQUIRED)
+find_package(Boost 1.81.0 REQUIRED COMPONENTS json CONFIG)
+find_package(OpenSSL 3 REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(spdlog REQUIRED)
+find_package(fmt REQUIRED)
+find_package(prometheus-cpp REQUIRED)
+find_package(GTest REQUIRED)
+find_package(benchmark REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(ISOFS REQUIRED IMPORTED_TARGET libisofs-1)
+
+# CAF 0.17.6 on Debian ships neither a CMake package nor a pkg-config file.
+find_path(CAF_INCLUDE_DIR caf/all.hpp REQUIRED)
+find_library(CAF_CORE_LIBRARY caf_core REQUIRED)
+add_library(kp_caf INTERFACE)
+target_include_directories(kp_caf SYSTEM INTERFACE ${CAF_INCLUDE_DIR})
+target_link_libraries(kp_caf INTERFACE ${CAF_CORE_LIBRARY} Threads::Threads)
+
+# Definitions that must be identical in every translation unit so one precompiled header fits all.
+add_compile_definitions(
+  SPDLOG_SHARED_LIB SPDLOG_COMPILED_LIB SPDLOG_FMT_EXTERNAL
+  BOOST_ASIO_NO_DEPRECATED
+  OPENSSL_API_COMPAT=30000 OPENSSL_NO_DEPRECATED
+  LIBISOFS_WITHOUT_LIBBURN)
+
+add_compile_options(-Wall -Wextra -Wpedantic -Wno-missing-field-initializers)
+if(KP_WERROR)
+  add_compile_options(-Werror)
+endif()
+if(KP_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -1,0 +1,1 @@
+// Anchors the shared precompiled header; it has no code of its own.

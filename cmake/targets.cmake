@@ -1,0 +1,60 @@
+# Small helpers so every folder declares its targets the same way.
+include(GoogleTest)
+
+# One precompiled header for the heavy third-party headers; libraries reuse it.
+add_library(kp_pch STATIC ${CMAKE_SOURCE_DIR}/cmake/pch_anchor.cpp)
+target_link_libraries(kp_pch PUBLIC kp_caf Boost::json OpenSSL::SSL spdlog::spdlog)
+if(KP_PCH)
+  target_precompile_headers(kp_pch PRIVATE
+    <caf/all.hpp> <boost/asio.hpp> <boost/beast/core.hpp> <boost/beast/http.hpp>
+    <boost/beast/ssl.hpp> <boost/json.hpp> <spdlog/spdlog.h>)
+endif()
+
+# kp_library(name SOURCES ... [HEAVY] [LIBS ...]): a static library of this project.
+# HEAVY marks one that includes CAF/Beast/JSON/spdlog, so it reuses the precompiled header.
+function(kp_library name)
+  cmake_parse_arguments(A "HEAVY" "" "SOURCES;LIBS" ${ARGN})
+  add_library(${name} STATIC ${A_SOURCES})
+  target_link_libraries(${name} PUBLIC ${A_LIBS})
+  if(A_HEAVY)
+    target_link_libraries(${name} PUBLIC kp_pch)
+    if(KP_PCH)
+      target_precompile_headers(${name} REUSE_FROM kp_pch)
+    endif()
+  endif()
+endfunction()
+
+# kp_executable(name SOURCES ... [LIBS ...]): a binary in build/bin.
+function(kp_executable name)
+  cmake_parse_arguments(A "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${A_SOURCES})
+  target_link_libraries(${name} PRIVATE ${A_LIBS})
+endfunction()
+
+# kp_test(name SOURCES ... LIBS ... LABELS unit|integration|e2e [TIMEOUT s]): a GoogleTest binary,
+# each test case registered with ctest under the given label.
+function(kp_test name)
+  cmake_parse_arguments(A "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  if(NOT A_TIMEOUT)
+    set(A_TIMEOUT 120)
+  endif()
+  add_executable(${name} ${A_SOURCES})
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  target_link_libraries(${name} PRIVATE ${A_LIBS} GTest::gtest GTest::gtest_main)
+  gtest_discover_tests(${name}
+    DISCOVERY_MODE PRE_TEST
+    PROPERTIES LABELS "${A_LABELS}" TIMEOUT ${A_TIMEOUT}
+    ENVIRONMENT "KP_BIN_DIR=${CMAKE_BINARY_DIR}/bin;KP_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+endfunction()
+
+# kp_add_subdirectories(): adds every child folder that has a CMakeLists.txt, so a new part
+# needs no edit of its parent.
+function(kp_add_subdirectories)
+  file(GLOB children LIST_DIRECTORIES true RELATIVE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/*)
+  list(SORT children)
+  foreach(child ${children})
+    if(IS_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/${child} AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${child}/CMakeLists.txt)
+      add_subdirectory(${child})
+    endif()
+  endforeach()
+endfunction()

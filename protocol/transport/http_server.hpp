@@ -1,0 +1,76 @@
+#pragma once
+// The one HTTP/1.1 server acceptor: plain or TLS (optionally asking for client certificates),
+// one session per connection, keep-alive, timeouts, graceful stop. Used by both simulators and
+// the controller's metrics and health endpoints.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/result.hpp"
+#include "protocol/transport/http_message.hpp"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace kp::transport {
+
+// The reply channel of one request. Thread-safe: any method may be called from any thread, at
+// any later time (asynchronous replies), and work is posted onto the connection's executor.
+// Either respond() once, or start_stream() then write()* then finish() (chunked encoding, used for
+// watches and long-running streams).
+class http_exchange {
+ public:
+  virtual ~http_exchange() = default;
+  virtual void respond(http_response response) = 0;
+  virtual void start_stream(int status, header_list headers) = 0;
+  virtual void write(std::string chunk) = 0;
+  virtual void finish() = 0;
+  // False once the client has gone or the server is stopping.
+  virtual bool open() const = 0;
+  // Called once (on the io thread) when the connection closes; streams use it to unregister.
+  virtual void on_close(std::function<void()> callback) = 0;
+};
+
+using request_handler =
+    std::function<void(http_request request, std::shared_ptr<http_exchange> exchange)>;
+
+struct server_tls {
+  std::string certificate_chain_pem;
+  std::string private_key_pem;
+  std::string client_ca_pem;  // when set, clients may present certificates signed by this CA
+};
+
+struct server_options {
+  std::string address = "127.0.0.1";
+  std::uint16_t port = 0;  // 0 picks a free port
+  std::optional<server_tls> tls;
+  std::chrono::milliseconds idle_timeout{std::chrono::seconds(60)};
+  std::chrono::milliseconds read_timeout{std::chrono::seconds(30)};
+  std::size_t body_limit = 256u << 20;
+};
+
+class http_server {
+ public:
+  // The handler runs on the io_context's threads.
+  http_server(boost::asio::io_context& io, server_options options, request_handler handler);
+  ~http_server();
+  http_server(const http_server&) = delete;
+  http_server& operator=(const http_server&) = delete;
+
+  // Binds and starts accepting. Fails with a clear message (e.g. address in use).
+  status start();
+  // The bound port (after start()).
+  std::uint16_t port() const;
+  // Stops accepting, closes idle connections, ends streams; in-flight replies may finish.
+  void stop();
+
+ private:
+  struct impl;
+  std::shared_ptr<impl> impl_;
+};
+
+}  // namespace kp::transport
