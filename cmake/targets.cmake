@@ -31,8 +31,15 @@ function(kp_executable name)
   target_link_libraries(${name} PRIVATE ${A_LIBS})
 endfunction()
 
+# Every test binary's main(): knows where this build's binaries and sources are.
+add_library(kp_test_main STATIC ${CMAKE_SOURCE_DIR}/test/support/gtest_main.cpp)
+target_link_libraries(kp_test_main PUBLIC GTest::gtest)
+target_compile_definitions(kp_test_main PRIVATE KP_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin"
+                                                KP_TEST_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+
 # kp_test(name SOURCES ... LIBS ... LABELS unit|integration|e2e [TIMEOUT s]): a GoogleTest binary,
-# each test case registered with ctest under the given label.
+# each test case registered with ctest under the given label. KP_BIN_DIR and KP_SOURCE_DIR are
+# in its environment (set by kp_test_main).
 function(kp_test name)
   cmake_parse_arguments(A "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   if(NOT A_TIMEOUT)
@@ -40,11 +47,10 @@ function(kp_test name)
   endif()
   add_executable(${name} ${A_SOURCES})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
-  target_link_libraries(${name} PRIVATE ${A_LIBS} GTest::gtest GTest::gtest_main)
+  target_link_libraries(${name} PRIVATE ${A_LIBS} kp_test_main GTest::gtest)
   gtest_discover_tests(${name}
     DISCOVERY_MODE PRE_TEST
-    PROPERTIES LABELS "${A_LABELS}" TIMEOUT ${A_TIMEOUT}
-    ENVIRONMENT "KP_BIN_DIR=${CMAKE_BINARY_DIR}/bin;KP_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+    PROPERTIES LABELS "${A_LABELS}" TIMEOUT ${A_TIMEOUT})
 endfunction()
 
 # kp_add_subdirectories(): adds every child folder that has a CMakeLists.txt, so a new part
