@@ -1,0 +1,21 @@
+#pragma once
+// The readiness actor: the one place that knows which dependencies are ready. Other actors send
+// it readiness_report messages; it publishes them to the health state that /readyz reads and
+// logs each change of a component's state once.
+#include <memory>
+
+#include <caf/actor_system.hpp>
+
+#include "observability/health_state.hpp"
+#include "protocol/messages.hpp"
+
+namespace kp::actors {
+
+// Spawns it and registers it under protocol::readiness_atom in the actor registry.
+protocol::readiness_actor spawn_readiness(caf::actor_system& system,
+                                          std::shared_ptr<obs::health_state> health);
+
+// Sends a report to whichever readiness actor is registered now (none: dropped).
+void report_readiness(caf::actor_system& system, protocol::readiness_report report);
+
+}  // namespace kp::actors

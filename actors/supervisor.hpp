@@ -1,0 +1,32 @@
+#pragma once
+// The supervisor: spawns the actors described by child specs, monitors them, restarts one that
+// stops on its own (exponential backoff, so a crash loop does not spin), and stops them all when
+// it is told to exit (anon_send_exit(supervisor, exit_reason::user_shutdown)).
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include "protocol/messages.hpp"
+
+namespace kp::actors {
+
+struct child_spec {
+  std::string name;  // unique, for logs and the children query
+  // Spawns the child; called again on every restart.
+  std::function<caf::actor(caf::actor_system&)> spawn;
+};
+
+struct restart_policy {
+  std::chrono::milliseconds initial_delay{std::chrono::seconds(1)};
+  std::chrono::milliseconds max_delay{std::chrono::seconds(30)};
+};
+
+protocol::supervisor_actor spawn_supervisor(caf::actor_system& system,
+                                            std::vector<child_spec> children,
+                                            restart_policy policy = {});
+
+}  // namespace kp::actors

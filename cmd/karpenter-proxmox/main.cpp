@@ -1,0 +1,46 @@
+// karpenter-proxmox: reads the settings, then runs the controller (or a subcommand).
+// Bad settings end here with one line on stderr and exit code 2, before anything starts.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cmd/karpenter-proxmox/run_controller.hpp"
+#include "config/command_line.hpp"
+#include "config/settings_help.hpp"
+#include "version.hpp"
+
+int main(int argc, char** argv) {
+  const std::string program = "karpenter-proxmox";
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto command = kp::config::parse_command_line(args, kp::config::process_environment());
+  if (!command) {
+    std::fprintf(stderr, "%s: %s\n", program.c_str(), command.error().message.c_str());
+    return 2;
+  }
+  if (command->help) {
+    std::fputs(kp::config::render_help(program).c_str(), stdout);
+    return 0;
+  }
+  if (command->version) {
+    std::printf("%s %s\n", program.c_str(), kp::version);
+    return 0;
+  }
+  if (command->settings_markdown) {
+    std::fputs(kp::config::render_settings_markdown().c_str(), stdout);
+    return 0;
+  }
+  if (!command->arguments.empty()) {
+    const std::string& sub = command->arguments.front();
+    if (sub == "lab") {
+      std::fprintf(stderr,
+                   "%s: lab: the lab (simulated Kubernetes and Proxmox) is not built yet; "
+                   "for now run %s with --cloud-config and --kubeconfig\n",
+                   program.c_str(), program.c_str());
+      return 2;
+    }
+    std::fprintf(stderr, "%s: unknown command \"%s\": expected no arguments, or `lab`\n",
+                 program.c_str(), sub.c_str());
+    return 2;
+  }
+  return kp::cmd::run_controller(command->values);
+}

@@ -1,0 +1,241 @@
+#include "cmd/karpenter-proxmox/run_controller.hpp"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <thread>
+
+#include <caf/all.hpp>
+
+#include "actors/endpoint_probe.hpp"
+#include "actors/readiness.hpp"
+#include "actors/supervisor.hpp"
+#include "config/clusters_file.hpp"
+#include "config/kube_endpoint.hpp"
+#include "observability/endpoints.hpp"
+#include "observability/health_state.hpp"
+#include "observability/logging.hpp"
+#include "observability/metrics_registry.hpp"
+#include "observability/redaction.hpp"
+#include "protocol/transport/http_client.hpp"
+#include "protocol/transport/http_server.hpp"
+#include "protocol/transport/io_runtime.hpp"
+#include "version.hpp"
+
+namespace kp::cmd {
+namespace {
+
+constexpr const char* program = "karpenter-proxmox";
+constexpr auto shutdown_deadline = std::chrono::milliseconds(4500);
+
+int refuse(const std::string& message) {
+  std::fprintf(stderr, "%s: %s\n", program, message.c_str());
+  return 2;
+}
+
+obs::log_level to_log_level(config::log_verbosity v) {
+  switch (v) {
+    case config::log_verbosity::debug:
+      return obs::log_level::debug;
+    case config::log_verbosity::info:
+      return obs::log_level::info;
+    case config::log_verbosity::warn:
+      return obs::log_level::warn;
+    case config::log_verbosity::error:
+      return obs::log_level::error;
+  }
+  return obs::log_level::info;
+}
+
+std::vector<std::string> split_paths(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    auto comma = text.find(',', start);
+    auto item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (out.empty()) out.push_back("stdout");
+  return out;
+}
+
+// Starts a server on settings' bind address; port 0 picks a free one.
+result<std::unique_ptr<transport::http_server>> serve(boost::asio::io_context& io,
+                                                      const std::string& address, int port,
+                                                      transport::request_handler handler,
+                                                      const std::string& what) {
+  transport::server_options options;
+  options.address = address;
+  options.port = static_cast<std::uint16_t>(port);
+  auto server = std::make_unique<transport::http_server>(io, options, std::move(handler));
+  if (auto started = server->start(); !started) {
+    return make_error(started.error().code, what + " on " + address + ":" + std::to_string(port) +
+                                                ": " + started.error().message);
+  }
+  return server;
+}
+
+// The actors the supervisor runs for now: the readiness actor, and a reachability probe for the
+// Kubernetes API and for each Proxmox cluster (until their clients report themselves).
+std::vector<actors::child_spec> controller_children(
+    const config::settings& settings, const config::kube_endpoint& kube,
+    const config::clusters_file& clusters, std::shared_ptr<obs::health_state> health,
+    boost::asio::io_context& io, std::vector<std::shared_ptr<transport::http_client>>& clients) {
+  std::vector<actors::child_spec> children;
+  children.push_back({"readiness", [health](caf::actor_system& system) {
+                        return caf::actor_cast<caf::actor>(actors::spawn_readiness(system, health));
+                      }});
+  {
+    transport::client_options options;
+    options.ca_pem = kube.ca_pem;
+    options.insecure_skip_verify = kube.insecure;
+    options.qps = settings.kube_client_qps;
+    options.burst = settings.kube_client_burst;
+    options.connect_timeout = std::chrono::seconds(5);
+    options.request_timeout = std::chrono::seconds(10);
+    auto client = std::make_shared<transport::http_client>(io, options);
+    clients.push_back(client);
+    actors::probe_target target{"kubernetes api", kube.server, "/version", {}, true};
+    if (!kube.token.empty()) {
+      target.headers.emplace_back("Authorization", "Bearer " + kube.token.reveal());
+    }
+    children.push_back({"probe kubernetes api", [client, target](caf::actor_system& system) {
+                          return caf::actor_cast<caf::actor>(
+                              actors::spawn_endpoint_probe(system, client, target));
+                        }});
+  }
+  for (const auto& c : clusters.clusters) {
+    transport::client_options options;
+    options.insecure_skip_verify = c.insecure;
+    options.connect_timeout = std::chrono::seconds(5);
+    options.request_timeout = std::chrono::seconds(10);
+    auto client = std::make_shared<transport::http_client>(io, options);
+    clients.push_back(client);
+    actors::probe_target target{
+        "proxmox region " + c.region, c.api_base(), "/version", {}, !c.uses_token()};
+    if (c.uses_token()) {
+      target.headers.emplace_back("Authorization",
+                                  "PVEAPIToken=" + c.token_id + "=" + c.token_secret.reveal());
+    }
+    children.push_back({"probe proxmox " + c.region, [client, target](caf::actor_system& system) {
+                          return caf::actor_cast<caf::actor>(
+                              actors::spawn_endpoint_probe(system, client, target));
+                        }});
+  }
+
+  return children;
+}
+
+}  // namespace
+
+int run_controller(const config::settings& settings) {
+  // Every thread started from here on inherits this mask, so only sigwait() below sees the
+  // shutdown signals.
+  sigset_t shutdown_signals;
+  sigemptyset(&shutdown_signals);
+  sigaddset(&shutdown_signals, SIGTERM);
+  sigaddset(&shutdown_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &shutdown_signals, nullptr);
+
+  obs::log_options log_options;
+  log_options.level = to_log_level(settings.log_level);
+  log_options.output_paths = split_paths(settings.log_output_paths);
+  if (auto logging = obs::setup_logging(log_options); !logging) {
+    return refuse("LOG_OUTPUT_PATHS: " + logging.error().message);
+  }
+  obs::logger log("controller");
+
+  auto clusters = config::load_clusters_file(settings.cloud_config);
+  if (!clusters) return refuse(clusters.error().message);
+  auto kube = config::resolve_kube_endpoint(settings.kubeconfig, config::process_environment());
+  if (!kube) return refuse(kube.error().message);
+  for (const auto& c : clusters->clusters) {
+    obs::register_secret(c.token_secret.reveal());
+    obs::register_secret(c.password.reveal());
+  }
+  obs::register_secret(kube->token.reveal());
+
+  log.info("starting", {{"version", kp::version},
+                        {"clusters", std::to_string(clusters->clusters.size())},
+                        {"kubernetes", config::strip_url_userinfo(kube->server)},
+                        {"kubernetes_source", kube->source}});
+  if (settings.cluster_name.empty()) {
+    log.info("CLUSTER_NAME is empty: the UID of the kube-system namespace will name this cluster");
+  }
+
+  auto metrics = std::make_shared<obs::metrics_registry>();
+  obs::register_build_info(metrics->registry(), kp::version);
+  auto health = std::make_shared<obs::health_state>(&metrics->registry());
+  health->set_condition("kubernetes api", false, "not connected yet");
+  for (const auto& c : clusters->clusters) {
+    health->set_condition("proxmox region " + c.region, false, "not connected yet");
+  }
+
+  auto io = std::make_unique<transport::io_runtime>(1);
+  auto metrics_server = serve(io->context(), settings.bind_address, settings.metrics_port,
+                              obs::metrics_endpoint(metrics), "metrics endpoint");
+  if (!metrics_server) {
+    log.error("cannot serve metrics", {{"reason", metrics_server.error().message}});
+    return 1;
+  }
+  auto health_server = serve(io->context(), settings.bind_address, settings.health_probe_port,
+                             obs::health_endpoint(health), "health probe endpoint");
+  if (!health_server) {
+    log.error("cannot serve health probes", {{"reason", health_server.error().message}});
+    return 1;
+  }
+  log.info("serving metrics", {{"address", settings.bind_address},
+                               {"port", std::to_string((*metrics_server)->port())},
+                               {"path", "/metrics"}});
+  log.info("serving health probes", {{"address", settings.bind_address},
+                                     {"port", std::to_string((*health_server)->port())},
+                                     {"paths", "/healthz,/readyz"}});
+
+  // One HTTP client per endpoint: TLS trust differs per Proxmox cluster and for Kubernetes.
+  std::vector<std::shared_ptr<transport::http_client>> clients;
+  auto children = controller_children(settings, *kube, *clusters, health, io->context(), clients);
+
+  int exit_code = 0;
+  {
+    caf::actor_system_config actor_config;
+    caf::actor_system system{actor_config};
+    auto supervisor = actors::spawn_supervisor(system, std::move(children));
+    log.info("controller running; waiting for SIGTERM or SIGINT");
+
+    int signal_number = 0;
+    sigwait(&shutdown_signals, &signal_number);
+    log.info("shutting down", {{"signal", signal_number == SIGTERM ? "SIGTERM" : "SIGINT"}});
+
+    // Whatever hangs, the process is gone within 5 s of the signal.
+    std::thread([] {
+      std::this_thread::sleep_for(shutdown_deadline);
+      std::fprintf(stderr, "%s: shutdown took longer than 4.5s; exiting\n", program);
+      std::_Exit(1);
+    }).detach();
+
+    {
+      caf::scoped_actor self{system};
+      self->monitor(supervisor);
+      caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
+      self->receive([](caf::down_msg&) {}, caf::after(std::chrono::seconds(3)) >>
+                                               [&] {
+                                                 log.warn("supervisor did not stop within 3s");
+                                                 exit_code = 1;
+                                               });
+    }
+    (*metrics_server)->stop();
+    (*health_server)->stop();
+    for (auto& client : clients) client->close();
+    io->stop();
+    system.registry().erase(protocol::readiness_atom::value);
+  }  // ~actor_system waits for the (already stopped) actors
+  log.info("stopped");
+  return exit_code;
+}
+
+}  // namespace kp::cmd

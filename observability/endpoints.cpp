@@ -1,0 +1,51 @@
+#include "observability/endpoints.hpp"
+
+namespace kp::obs {
+namespace {
+
+transport::http_response text_response(int status, std::string body,
+                                       const std::string& type = "text/plain; charset=utf-8") {
+  transport::http_response r;
+  r.status = status;
+  r.headers = {{"Content-Type", type}};
+  r.body = std::move(body);
+  return r;
+}
+
+bool is_read(const transport::http_request& request) {
+  return request.method == "GET" || request.method == "HEAD";
+}
+
+}  // namespace
+
+transport::request_handler metrics_endpoint(std::shared_ptr<metrics_registry> metrics) {
+  return [metrics](transport::http_request request,
+                   std::shared_ptr<transport::http_exchange> exchange) {
+    if (request.path() != "/metrics") {
+      exchange->respond(text_response(404, "not found: metrics are at /metrics\n"));
+    } else if (!is_read(request)) {
+      exchange->respond(text_response(405, "method not allowed\n"));
+    } else {
+      exchange->respond(text_response(200, metrics->serialize(), metrics_content_type));
+    }
+  };
+}
+
+transport::request_handler health_endpoint(std::shared_ptr<health_state> health) {
+  return [health](transport::http_request request,
+                  std::shared_ptr<transport::http_exchange> exchange) {
+    auto path = request.path();
+    if (path != "/healthz" && path != "/readyz") {
+      exchange->respond(text_response(404, "not found: use /healthz or /readyz\n"));
+      return;
+    }
+    if (!is_read(request)) {
+      exchange->respond(text_response(405, "method not allowed\n"));
+      return;
+    }
+    probe_report report = path == "/healthz" ? health->liveness() : health->readiness();
+    exchange->respond(text_response(report.ok ? 200 : 503, report.body + "\n"));
+  };
+}
+
+}  // namespace kp::obs

@@ -1,0 +1,190 @@
+// Logging formats, secret scrubbing, health/readiness state and the endpoint handlers.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <prometheus/counter.h>
+#include <boost/json.hpp>
+
+#include "observability/endpoints.hpp"
+#include "observability/health_state.hpp"
+#include "observability/logging.hpp"
+#include "observability/metrics_registry.hpp"
+#include "observability/redaction.hpp"
+
+namespace kp::obs {
+namespace {
+
+TEST(LogFormat, AJsonLineIsOneObjectWithTimeLevelLoggerMessageAndFields) {
+  std::string line = format_json_line("2026-01-01T00:00:00.000Z", log_level::warn, "supervisor",
+                                      "child \"x\" stopped\n", {{"actor", "probe"}, {"n", "1"}});
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  auto value = boost::json::parse(line);
+  const auto& o = value.as_object();
+  EXPECT_EQ(o.at("time").as_string(), "2026-01-01T00:00:00.000Z");
+  EXPECT_EQ(o.at("level").as_string(), "warn");
+  EXPECT_EQ(o.at("logger").as_string(), "supervisor");
+  EXPECT_EQ(o.at("message").as_string(), "child \"x\" stopped\n");
+  EXPECT_EQ(o.at("fields").as_object().at("actor").as_string(), "probe");
+}
+
+TEST(LogFormat, ControlCharactersAreEscapedInJson) {
+  std::string line = format_json_line("t", log_level::info, "l", std::string("a\x01z\tb"), {});
+  EXPECT_NE(line.find("\\u0001"), std::string::npos);
+  EXPECT_EQ(boost::json::parse(line).as_object().at("message").as_string(), "a\x01z\tb");
+}
+
+TEST(LogFormat, TextLinesAreReadable) {
+  std::string line = format_text_line("2026-01-01T00:00:00.000Z", log_level::info, "main",
+                                      "serving metrics", {{"port", "8080"}, {"addr", "a b"}});
+  EXPECT_EQ(line, "2026-01-01T00:00:00.000Z INFO  main: serving metrics port=8080 addr=\"a b\"");
+}
+
+TEST(Logging, LinesGoToTheConfiguredFileAsJsonAtTheConfiguredLevelWithSecretsScrubbed) {
+  auto path =
+      std::filesystem::temp_directory_path() / ("kp-log-" + std::to_string(::getpid()) + ".jsonl");
+  log_options options;
+  options.level = log_level::info;
+  options.output_paths = {path.string()};
+  ASSERT_TRUE(setup_logging(options).ok());
+  register_secret("s3cr3t-token-value");
+  logger log("test");
+  log.debug("hidden at info level");
+  log.info("connected", {{"url", "https://x?token=s3cr3t-token-value"}});
+  log.error("plain {} braces stay");
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(setup_logging(log_options{}).ok());  // back to stdout for other tests
+  ASSERT_EQ(lines.size(), 2u);
+  auto first = boost::json::parse(lines[0]).as_object();
+  EXPECT_EQ(first.at("logger").as_string(), "test");
+  EXPECT_EQ(first.at("fields").as_object().at("url").as_string(), "https://x?token=<redacted>");
+  EXPECT_EQ(boost::json::parse(lines[1]).as_object().at("message").as_string(),
+            "plain {} braces stay");
+  EXPECT_EQ(lines[0].find("s3cr3t"), std::string::npos);
+}
+
+TEST(Logging, TextLinesWhenJsonIsTurnedOff) {
+  auto path = std::filesystem::temp_directory_path() /
+              ("kp-log-text-" + std::to_string(::getpid()) + ".log");
+  log_options options;
+  options.level = log_level::debug;
+  options.output_paths = {path.string()};
+  options.json = false;
+  ASSERT_TRUE(setup_logging(options).ok());
+  logger("text").debug("shown at debug", {{"k", "v"}});
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(setup_logging(log_options{}).ok());
+  EXPECT_NE(line.find(" DEBUG text: shown at debug k=v"), std::string::npos) << line;
+  EXPECT_EQ(line.front(), '2') << "starts with the time";
+}
+
+TEST(Logging, AnUnopenableOutputPathIsNamed) {
+  log_options options;
+  options.output_paths = {"/nonexistent-dir/x.log"};
+  auto s = setup_logging(options);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("/nonexistent-dir/x.log"), std::string::npos);
+}
+
+TEST(Redaction, ReplacesEveryOccurrenceOfEachSecret) {
+  EXPECT_EQ(redact("a=hunter2 b=hunter2 c=xyz1", {"hunter2", "xyz1"}),
+            "a=<redacted> b=<redacted> c=<redacted>");
+  EXPECT_EQ(redact("abc", {"ab"}), "abc") << "too short to be a secret";
+  EXPECT_EQ(redact_authorization("PVEAPIToken=a@pve!t=1234-5678"), "PVEAPIToken=<redacted>");
+  EXPECT_EQ(redact_authorization("Bearer abc.def"), "Bearer <redacted>");
+}
+
+TEST(HealthState, ReadinessNamesEveryMissingComponentUntilAllAreReady) {
+  health_state h;
+  EXPECT_FALSE(h.readiness().ok);
+  h.set_condition("kubernetes api", false, "not connected");
+  h.set_condition("proxmox region r1", false, "not connected");
+  auto report = h.readiness();
+  EXPECT_FALSE(report.ok);
+  EXPECT_EQ(report.body, "kubernetes api: not connected; proxmox region r1: not connected");
+  h.set_condition("kubernetes api", true, "");
+  EXPECT_EQ(h.readiness().body, "proxmox region r1: not connected");
+  h.set_condition("proxmox region r1", true, "");
+  EXPECT_TRUE(h.readiness().ok);
+  EXPECT_TRUE(h.liveness().ok);
+}
+
+TEST(HealthState, ConditionsAreExportedAsGauges) {
+  metrics_registry m;
+  health_state h(&m.registry());
+  h.set_condition("kubernetes api", false, "x");
+  EXPECT_NE(m.serialize().find("karpenter_proxmox_readiness{component=\"kubernetes api\"} 0"),
+            std::string::npos)
+      << m.serialize();
+}
+
+TEST(Metrics, SerializesTheRegistryInTextFormatWithBuildInfo) {
+  metrics_registry m;
+  register_build_info(m.registry(), "1.2.3");
+  auto& family = prometheus::BuildCounter().Name("kp_test_total").Help("h").Register(m.registry());
+  family.Add({}).Increment(3);
+  std::string text = m.serialize();
+  EXPECT_NE(text.find("# TYPE kp_test_total counter"), std::string::npos);
+  EXPECT_NE(text.find("kp_test_total 3"), std::string::npos);
+  EXPECT_NE(text.find("karpenter_build_info{"), std::string::npos);
+  EXPECT_NE(text.find("version=\"1.2.3\""), std::string::npos);
+}
+
+struct recorded_exchange : transport::http_exchange {
+  transport::http_response response;
+  void respond(transport::http_response r) override { response = std::move(r); }
+  void start_stream(int, transport::header_list) override {}
+  void write(std::string) override {}
+  void finish() override {}
+  bool open() const override { return true; }
+  void on_close(std::function<void()>) override {}
+};
+
+transport::http_response call(const transport::request_handler& handler, std::string target,
+                              std::string method = "GET") {
+  auto exchange = std::make_shared<recorded_exchange>();
+  transport::http_request request;
+  request.method = std::move(method);
+  request.target = std::move(target);
+  handler(request, exchange);
+  return exchange->response;
+}
+
+TEST(Endpoints, HealthzIs200AndReadyzIs503UntilReady) {
+  auto h = std::make_shared<health_state>();
+  auto handler = health_endpoint(h);
+  h->set_condition("proxmox region r1", false, "not connected");
+  EXPECT_EQ(call(handler, "/healthz").status, 200);
+  auto ready = call(handler, "/readyz");
+  EXPECT_EQ(ready.status, 503);
+  EXPECT_EQ(ready.body, "proxmox region r1: not connected\n");
+  h->set_condition("proxmox region r1", true, "");
+  EXPECT_EQ(call(handler, "/readyz?verbose").status, 200);
+  EXPECT_EQ(call(handler, "/other").status, 404);
+  EXPECT_EQ(call(handler, "/readyz", "POST").status, 405);
+}
+
+TEST(Endpoints, MetricsServesTheTextFormat) {
+  auto m = std::make_shared<metrics_registry>();
+  register_build_info(m->registry(), "9.9.9");
+  auto handler = metrics_endpoint(m);
+  auto r = call(handler, "/metrics");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_NE(r.body.find("karpenter_build_info"), std::string::npos);
+  EXPECT_EQ(r.header("Content-Type"), metrics_content_type);
+  EXPECT_EQ(call(handler, "/").status, 404);
+}
+
+}  // namespace
+}  // namespace kp::obs
