@@ -1,21 +1,19 @@
 #pragma once
 // Durations in Go's syntax ("1m30s", "500ms", "15m", "1.5h"), so the values written for Karpenter
-// and the Go provider (env, chart values) mean the same here.
+// and the Go provider (env, chart values) mean the same here. The parser is core/time's.
 #include <chrono>
-#include <string>
-#include <string_view>
 
-#include "core/result.hpp"
+#include "core/time/go_duration.hpp"
 
 namespace kp::config {
 
 using duration = std::chrono::nanoseconds;
 
-// Parses like Go's time.ParseDuration: a sequence of decimal numbers, each with an optional
-// fraction and a unit (ns, us, µs, ms, s, m, h), optionally signed; "0" needs no unit.
-result<duration> parse_duration(std::string_view text);
-
-// Formats like Go's Duration.String(): "10s", "5m0s", "1h0m0s", "500ms", "1.5s", "0s".
-std::string format_duration(duration d);
+inline result<duration> parse_duration(std::string_view text) {
+  return time::parse_go_duration(text);
+}
+inline std::string format_duration(duration d) {
+  return time::format_go_duration(d);
+}
 
 }  // namespace kp::config

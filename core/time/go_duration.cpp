@@ -21,7 +21,7 @@ constexpr unit units[] = {
 error invalid(std::string_view text, std::string_view why) {
   return make_error("invalid_duration", "invalid duration \"" + std::string(text) +
                                             "\": " + std::string(why) +
-                                            " (examples: 30s, 1m30s, 500ms, 2h)");
+                                            " (use Go syntax such as 500ms, 10s, 1m30s, 2h)");
 }
 
 }  // namespace
@@ -36,24 +36,29 @@ result<std::chrono::nanoseconds> parse_go_duration(std::string_view text) {
   if (s == "0") return std::chrono::nanoseconds(0);
   if (s.empty()) return invalid(text, "empty");
 
-  // Accumulate in long double for the fraction, check the bound on the way.
-  constexpr long double limit = static_cast<long double>(std::numeric_limits<std::int64_t>::max());
-  long double total = 0;
+  // As Go does: whole numbers in integers (overflow checked), the fraction in floating point.
+  constexpr std::uint64_t limit =
+      static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  std::uint64_t total = 0;
   while (!s.empty()) {
     std::size_t i = 0;
-    long double whole = 0;
+    std::uint64_t whole = 0;
     bool digits = false;
     while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
-      whole = whole * 10 + (s[i] - '0');
+      if (whole > (limit - 9) / 10) return invalid(text, "out of range");
+      whole = whole * 10 + static_cast<std::uint64_t>(s[i] - '0');
       ++i;
       digits = true;
     }
-    long double fraction = 0, scale = 1;
+    std::uint64_t fraction = 0;
+    double scale = 1;
     if (i < s.size() && s[i] == '.') {
       ++i;
       while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
-        fraction = fraction * 10 + (s[i] - '0');
-        scale *= 10;
+        if (fraction <= (limit - 9) / 10) {  // further digits are below a nanosecond
+          fraction = fraction * 10 + static_cast<std::uint64_t>(s[i] - '0');
+          scale *= 10;
+        }
         ++i;
         digits = true;
       }
@@ -65,10 +70,20 @@ result<std::chrono::nanoseconds> parse_go_duration(std::string_view text) {
       if (s.substr(0, u.name.size()) == u.name && (!found || u.name.size() > found->name.size()))
         found = &u;
     }
-    if (!found) return invalid(text, s.empty() ? "missing unit" : "unknown unit");
+    if (!found) {
+      if (s.empty()) return invalid(text, "missing unit");
+      std::size_t n = 0;
+      while (n < s.size() && !(s[n] >= '0' && s[n] <= '9') && s[n] != '.') ++n;
+      return invalid(text, "unknown unit \"" + std::string(s.substr(0, n)) + "\"");
+    }
     s.remove_prefix(found->name.size());
-    total += (whole + fraction / scale) * static_cast<long double>(found->nanoseconds);
-    if (total > limit) return invalid(text, "out of range");
+    auto per = static_cast<std::uint64_t>(found->nanoseconds);
+    if (whole > limit / per) return invalid(text, "out of range");
+    std::uint64_t amount = whole * per;
+    amount += static_cast<std::uint64_t>(static_cast<double>(fraction) *
+                                         (static_cast<double>(per) / scale));
+    if (amount > limit || total > limit - amount) return invalid(text, "out of range");
+    total += amount;
   }
   auto ns = static_cast<std::int64_t>(total);
   return std::chrono::nanoseconds(negative ? -ns : ns);

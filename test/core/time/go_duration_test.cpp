@@ -18,6 +18,8 @@ TEST(GoDuration, ParsesEveryUnitAndCombinations) {
   EXPECT_EQ(*parse_go_duration("-1m"), -1min);
   EXPECT_EQ(*parse_go_duration("0"), 0ns);
   EXPECT_EQ(*parse_go_duration("720h"), 720h);
+  EXPECT_EQ(*parse_go_duration("0.1s"), 100ms) << "fractions are exact for decimal inputs";
+  EXPECT_EQ(*parse_go_duration(".5s"), 500ms);
 }
 
 TEST(GoDuration, RejectsMissingUnitsUnknownUnitsAndOverflowNamingTheText) {
