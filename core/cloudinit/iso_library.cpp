@@ -16,7 +16,9 @@ namespace {
 std::once_flag init_once;
 int init_code = 0;
 
-void finish_at_exit() { iso_finish(); }
+void finish_at_exit() {
+  iso_finish();
+}
 
 void init_library() {
   init_code = iso_init();
@@ -35,8 +37,8 @@ void init_library() {
 status ensure_iso_library() {
   std::call_once(init_once, init_library);
   if (init_code < 0) {
-    return make_error("iso_error", std::string("libisofs failed to initialise: ") +
-                                       iso_error_to_msg(init_code));
+    return make_error("iso_error",
+                      std::string("libisofs failed to initialise: ") + iso_error_to_msg(init_code));
   }
   return {};
 }

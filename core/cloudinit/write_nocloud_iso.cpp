@@ -69,7 +69,7 @@ result<std::string> volume_time_digits(std::int64_t unix_seconds) {
     return make_error("invalid_argument",
                       "fixed_timestamp must be a Unix time between 1970 and 9999");
   }
-  char digits[32];
+  char digits[80];  // sized for any int values, so the compiler can prove no truncation
   std::snprintf(digits, sizeof digits, "%04d%02d%02d%02d%02d%02d00", utc.tm_year + 1900,
                 utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec);
   return std::string(digits);
@@ -118,6 +118,10 @@ result<std::string> write_nocloud_iso(const nocloud_files& files,
   iso_write_opts_set_joliet(opts.get(), 1);
   // Without relaxed volume attributes libisofs upper-cases the volume id to CIDATA.
   iso_write_opts_set_relaxed_vol_atts(opts.get(), 1);
+  // Joliet names exactly as written ("user-data", not "user-data.;1"), as genisoimage makes them,
+  // for readers that mount with Joliet rather than Rock Ridge.
+  iso_write_opts_set_omit_version_numbers(opts.get(), 2);
+  iso_write_opts_set_no_force_dots(opts.get(), 2);
   iso_write_opts_set_fifo_size(opts.get(), fifo_blocks);
   if (options.fixed_timestamp) {
     auto digits = volume_time_digits(*options.fixed_timestamp);
@@ -141,13 +145,14 @@ result<std::string> write_nocloud_iso(const nocloud_files& files,
   }
   const bool failed = n < 0;
   if (n > 0) out.append(reinterpret_cast<const char*>(block), static_cast<std::size_t>(n));
-  // The writer thread must be stopped (cancel) or have finished (drained) before free_data joins it.
+  // The writer thread must be stopped (cancel) or have finished (drained) before free_data joins
+  // it.
   if (failed) source->cancel(source);
   source->free_data(source);
   std::free(source);
   if (failed || out.empty() || out.size() % block_size != 0) {
-    return make_error("iso_error", "the image writer failed after " + std::to_string(out.size()) +
-                                       " bytes");
+    return make_error("iso_error",
+                      "the image writer failed after " + std::to_string(out.size()) + " bytes");
   }
   return out;
 }
