@@ -65,18 +65,36 @@ result<quantity> parse_quantity(std::string_view text) {
     if (pos == std::string_view::npos) return invalid(text, "unknown suffix");
     binary_multiplier = std::int64_t{1} << (10 * (pos + 1));
     format = quantity_format::binary_si;
-  } else if (suffix.size() == 1 && std::string_view("numkMGTPE").find(suffix[0]) !=
-                                        std::string_view::npos) {
+  } else if (suffix.size() == 1 &&
+             std::string_view("numkMGTPE").find(suffix[0]) != std::string_view::npos) {
     switch (suffix[0]) {
-      case 'n': exp10 = -9; break;
-      case 'u': exp10 = -6; break;
-      case 'm': exp10 = -3; break;
-      case 'k': exp10 = 3; break;
-      case 'M': exp10 = 6; break;
-      case 'G': exp10 = 9; break;
-      case 'T': exp10 = 12; break;
-      case 'P': exp10 = 15; break;
-      case 'E': exp10 = 18; break;
+      case 'n':
+        exp10 = -9;
+        break;
+      case 'u':
+        exp10 = -6;
+        break;
+      case 'm':
+        exp10 = -3;
+        break;
+      case 'k':
+        exp10 = 3;
+        break;
+      case 'M':
+        exp10 = 6;
+        break;
+      case 'G':
+        exp10 = 9;
+        break;
+      case 'T':
+        exp10 = 12;
+        break;
+      case 'P':
+        exp10 = 15;
+        break;
+      case 'E':
+        exp10 = 18;
+        break;
     }
   } else if (suffix[0] == 'e' || suffix[0] == 'E') {
     std::string_view e = suffix.substr(1);
@@ -178,14 +196,30 @@ std::string to_string(const quantity& q) {
   }
   const char* suffix = "";
   switch (exp) {
-    case -3: suffix = "m"; break;
-    case 0: suffix = ""; break;
-    case 3: suffix = "k"; break;
-    case 6: suffix = "M"; break;
-    case 9: suffix = "G"; break;
-    case 12: suffix = "T"; break;
-    case 15: suffix = "P"; break;
-    case 18: suffix = "E"; break;
+    case -3:
+      suffix = "m";
+      break;
+    case 0:
+      suffix = "";
+      break;
+    case 3:
+      suffix = "k";
+      break;
+    case 6:
+      suffix = "M";
+      break;
+    case 9:
+      suffix = "G";
+      break;
+    case 12:
+      suffix = "T";
+      break;
+    case 15:
+      suffix = "P";
+      break;
+    case 18:
+      suffix = "E";
+      break;
   }
   return sign + std::to_string(mant) + suffix;
 }

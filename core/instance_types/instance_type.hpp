@@ -1,0 +1,87 @@
+#pragma once
+// Proxmox instance types: VM shapes (vCPU, memory, disk) with the kubelet overhead Karpenter
+// subtracts to get allocatable, and offerings per (region, zone = Proxmox host, capacity type).
+#include <string>
+#include <vector>
+
+#include "core/model/node_selector.hpp"
+#include "core/model/resource_list.hpp"
+#include "core/result.hpp"
+
+namespace kp::instance_types {
+
+struct overhead {
+  model::resource_list kube_reserved;
+  model::resource_list system_reserved;
+  model::resource_list eviction_threshold;
+  friend bool operator==(const overhead&, const overhead&) = default;
+};
+
+struct offering {
+  std::string region;
+  std::string zone;  // the Proxmox host
+  std::string capacity_type = "on-demand";
+  double price = 0;
+  bool available = true;
+  friend bool operator==(const offering&, const offering&) = default;
+};
+
+struct instance_type {
+  std::string name;    // node.kubernetes.io/instance-type, e.g. t1.2VCPU-6GB
+  std::string family;  // the part before '.', e.g. t1
+  std::string capacity_type = "on-demand";
+  // What the VM gets: used for host fit and price.
+  std::int64_t vm_cpus = 0;
+  std::int64_t vm_memory_bytes = 0;
+  // What Kubernetes sees (memory reduced by VM_MEMORY_OVERHEAD_PERCENT).
+  model::resource_list capacity;
+  instance_types::overhead overhead;
+  std::vector<offering> offerings;
+  // Type-level requirements beyond name/family (arch, os, region); zone and capacity type come
+  // from the offerings.
+  std::vector<model::node_selector_requirement> requirements;
+
+  // capacity - (kubeReserved + systemReserved + evictionThreshold), memory also minus every
+  // hugepages-* capacity; negative values are kept so that such a type never fits.
+  model::resource_list allocatable() const;
+  friend bool operator==(const instance_type&, const instance_type&) = default;
+};
+
+// Synthetic "electricity" price of the Go provider: 0.025 per vCPU + 0.001 per GB (1e9 bytes).
+double synthetic_price(std::int64_t cpus, std::int64_t memory_bytes);
+
+// The 20 built-in types: vCPU {1,2,4,8,16} x memory factor {2,3,4,8} (families c, t, s, m),
+// 30Gi ephemeral storage, pods 32/64/110 by memory, the Go provider's kube-reserved ladder
+// applied with the memory compared in GiB (the Go code compares MiB against GiB thresholds and
+// always reserves 384Mi; we reserve 128/192/256/384Mi as intended), system-reserved 10m/64Mi,
+// eviction threshold 100Mi. No offerings yet (see build_offerings).
+std::vector<instance_type> builtin_instance_types();
+
+// Name of a generated type, e.g. ("t", 2, 3) -> "t1.2VCPU-6GB".
+std::string generic_name(int cpus, int memory_factor);
+
+// Reduces Kubernetes-visible memory capacity by ceil(memory * percent) (e.g. 0.075), as the
+// cloud providers' VM_MEMORY_OVERHEAD_PERCENT does; the VM itself keeps its full size.
+void apply_memory_overhead_percent(std::vector<instance_type>& types, double percent);
+
+// Free capacity of one Proxmox host, as placement reports it.
+struct zone_capacity {
+  std::string region;
+  std::string zone;
+  std::int64_t free_cpus = 0;
+  std::int64_t free_memory_bytes = 0;
+  bool schedulable = true;  // excluded or offline hosts offer nothing
+};
+
+// One offering per (region, zone, the type's capacity type), priced synthetically, available
+// iff the host has the type's vCPUs and memory free. Replaces any previous offerings, and sets
+// the region requirement to the regions seen.
+void build_offerings(std::vector<instance_type>& types, const std::vector<zone_capacity>& zones);
+
+// INSTANCE_TYPES_FILE: the Go provider's JSON array of
+// {name, capacity{...}, overhead{KubeReserved, SystemReserved, EvictionThreshold}, capacitytype,
+// offerings}. Offerings in the file are ignored (recomputed from hosts). The list replaces the
+// built-in one. Malformed input is an "invalid_instance_types" error naming the item.
+result<std::vector<instance_type>> parse_instance_types_file(std::string_view json);
+
+}  // namespace kp::instance_types

@@ -1,0 +1,56 @@
+#pragma once
+// Node selector requirements and node affinity, as written in pods, NodePools and NodeClaims.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kp::model {
+
+// Gte and Lte are Karpenter's additions; Kubernetes pods only use the first six.
+enum class selector_operator : std::uint8_t {
+  in,
+  not_in,
+  exists,
+  does_not_exist,
+  gt,
+  lt,
+  gte,
+  lte
+};
+
+// "In", "NotIn", ... <-> enum. Unknown names give nullopt.
+std::optional<selector_operator> parse_selector_operator(std::string_view name);
+const char* to_string(selector_operator op);
+
+struct node_selector_requirement {
+  std::string key;
+  selector_operator op = selector_operator::in;
+  std::vector<std::string> values;
+  std::optional<int> min_values;  // NodePool / NodeClaim requirements only
+  friend bool operator==(const node_selector_requirement&,
+                         const node_selector_requirement&) = default;
+};
+
+struct node_selector_term {
+  std::vector<node_selector_requirement> match_expressions;
+  // matchFields are not supported by Karpenter; their presence makes a pod unschedulable.
+  std::vector<node_selector_requirement> match_fields;
+  friend bool operator==(const node_selector_term&, const node_selector_term&) = default;
+};
+
+struct preferred_scheduling_term {
+  std::int32_t weight = 1;
+  node_selector_term preference;
+  friend bool operator==(const preferred_scheduling_term&,
+                         const preferred_scheduling_term&) = default;
+};
+
+struct node_affinity {
+  // Terms are ORed; requirements within one term are ANDed. Empty means no requirement.
+  std::vector<node_selector_term> required;
+  std::vector<preferred_scheduling_term> preferred;
+  friend bool operator==(const node_affinity&, const node_affinity&) = default;
+};
+
+}  // namespace kp::model

@@ -1,0 +1,95 @@
+#pragma once
+// A pod as the scheduler sees it: identity, requests, constraints and ownership.
+// protocol/kube translates API objects into this; the scheduler never sees JSON.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model/label_selector.hpp"
+#include "core/model/node_selector.hpp"
+#include "core/model/pod_affinity.hpp"
+#include "core/model/resource_list.hpp"
+#include "core/model/taint.hpp"
+#include "core/model/topology_spread.hpp"
+
+namespace kp::model {
+
+struct host_port {
+  std::int32_t port = 0;
+  std::string protocol = "TCP";  // TCP, UDP or SCTP
+  std::string host_ip;           // empty or 0.0.0.0 overlaps every address
+  friend bool operator==(const host_port&, const host_port&) = default;
+};
+
+struct container {
+  std::string name;
+  resource_list requests;
+  resource_list limits;
+  std::vector<host_port> host_ports;
+  bool restartable = false;  // an init container with restartPolicy Always (a sidecar)
+  friend bool operator==(const container&, const container&) = default;
+};
+
+struct pod_volume {
+  std::string name;
+  std::string claim_name;  // a PersistentVolumeClaim, or empty for other volume kinds
+  std::string csi_driver;  // the driver counted against CSINode limits, when known
+  // Zones the volume can be used from (bound PV node affinity / StorageClass topology);
+  // empty means anywhere.
+  std::vector<std::string> zones;
+  friend bool operator==(const pod_volume&, const pod_volume&) = default;
+};
+
+struct owner_reference {
+  std::string kind;  // "DaemonSet", "ReplicaSet", "Node" (mirror pod), ...
+  std::string name;
+  std::string uid;
+  bool controller = false;
+  friend bool operator==(const owner_reference&, const owner_reference&) = default;
+};
+
+struct pod {
+  std::string name;
+  std::string namespace_;
+  std::string uid;
+  label_map labels;
+  label_map annotations;
+  std::vector<container> containers;
+  std::vector<container> init_containers;
+  resource_list overhead;
+  std::map<std::string, std::string, std::less<>> node_selector;
+  node_affinity affinity;
+  pod_affinity_rules pod_affinity;
+  pod_affinity_rules pod_anti_affinity;
+  std::vector<toleration> tolerations;
+  std::vector<topology_spread_constraint> topology_spread;
+  std::vector<pod_volume> volumes;
+  std::vector<owner_reference> owners;
+  std::int32_t priority = 0;
+  std::int64_t creation_unix_ms = 0;
+  std::string node_name;            // empty while pending
+  std::string nominated_node_name;  // set while preempting
+  std::string phase = "Pending";    // Pending, Running, Succeeded, Failed
+  bool terminating = false;         // deletionTimestamp set
+  bool unschedulable = false;       // condition PodScheduled=False reason Unschedulable
+
+  friend bool operator==(const pod&, const pod&) = default;
+};
+
+// Effective requests as Kubernetes computes them: max(sum of containers + all sidecars,
+// each init container + the sidecars started before it) + pod overhead. "pods" is not added.
+resource_list pod_requests(const pod& p);
+// Host ports of every container and init container.
+std::vector<host_port> pod_host_ports(const pod& p);
+
+bool is_daemonset_pod(const pod& p);
+bool is_mirror_pod(const pod& p);  // owned by a Node (static pod)
+bool is_terminal(const pod& p);    // Succeeded or Failed
+// "karpenter.sh/do-not-disrupt": "true" (durations are judged by disruption, not here).
+bool has_do_not_disrupt(const pod& p);
+// Karpenter's IsProvisionable: unschedulable per kube-scheduler, not bound, not nominated,
+// not a DaemonSet or mirror pod.
+bool is_provisionable(const pod& p);
+
+}  // namespace kp::model

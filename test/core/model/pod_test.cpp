@@ -1,0 +1,61 @@
+#include "core/model/pod.hpp"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace kp::model;
+
+container with(std::int64_t cpu_m, std::int64_t mem_mi, bool sidecar = false) {
+  container c;
+  c.requests.set("cpu", quantity::from_milli(cpu_m));
+  c.requests.set("memory", quantity{mem_mi * 1024 * 1024 * 1000, quantity_format::binary_si});
+  c.restartable = sidecar;
+  return c;
+}
+
+TEST(PodRequests, SumOfContainersPlusOverhead) {
+  pod p;
+  p.containers = {with(100, 64), with(200, 64)};
+  p.overhead.set("cpu", quantity::from_milli(50));
+  auto r = pod_requests(p);
+  EXPECT_EQ(r.milli("cpu"), 350);
+  EXPECT_EQ(r.milli("memory"), 128LL * 1024 * 1024 * 1000);
+}
+
+TEST(PodRequests, ALargeInitContainerDominates) {
+  pod p;
+  p.containers = {with(100, 64)};
+  p.init_containers = {with(1000, 32)};
+  auto r = pod_requests(p);
+  EXPECT_EQ(r.milli("cpu"), 1000);
+  EXPECT_EQ(r.milli("memory"), 64LL * 1024 * 1024 * 1000);
+}
+
+TEST(PodRequests, SidecarsAddToContainersAndToLaterInitContainers) {
+  pod p;
+  p.containers = {with(100, 10)};
+  p.init_containers = {with(50, 10, true), with(500, 10)};
+  auto r = pod_requests(p);
+  // containers + sidecar = 150m; the later init container runs beside the sidecar: 550m.
+  EXPECT_EQ(r.milli("cpu"), 550);
+}
+
+TEST(PodKinds, DaemonSetAndMirrorPodsAreNotProvisionable) {
+  pod p;
+  p.unschedulable = true;
+  EXPECT_TRUE(is_provisionable(p));
+  p.owners = {{"DaemonSet", "ds", "u", true}};
+  EXPECT_FALSE(is_provisionable(p));
+  p.owners = {{"Node", "n1", "u", true}};
+  EXPECT_FALSE(is_provisionable(p));
+}
+
+TEST(PodKinds, DoNotDisruptIsReadFromTheAnnotation) {
+  pod p;
+  EXPECT_FALSE(has_do_not_disrupt(p));
+  p.annotations["karpenter.sh/do-not-disrupt"] = "true";
+  EXPECT_TRUE(has_do_not_disrupt(p));
+}
+
+}  // namespace
