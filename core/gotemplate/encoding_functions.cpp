@@ -1,0 +1,112 @@
+// Serialisation and base64 functions of the Go provider.
+#include "core/gotemplate/json_emitter.hpp"
+#include "core/gotemplate/provider_function_groups.hpp"
+#include "core/gotemplate/yaml_emitter.hpp"
+
+namespace kp::gotemplate {
+
+namespace {
+
+using args_t = std::span<const value>;
+
+constexpr std::string_view alphabet =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string b64encode(const std::string& in) {
+  std::string out;
+  std::size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    auto n = (static_cast<unsigned char>(in[i]) << 16) |
+             (static_cast<unsigned char>(in[i + 1]) << 8) | static_cast<unsigned char>(in[i + 2]);
+    out.push_back(alphabet[(n >> 18) & 63]);
+    out.push_back(alphabet[(n >> 12) & 63]);
+    out.push_back(alphabet[(n >> 6) & 63]);
+    out.push_back(alphabet[n & 63]);
+  }
+  if (i < in.size()) {
+    auto n = static_cast<unsigned char>(in[i]) << 16;
+    if (i + 1 < in.size()) n |= static_cast<unsigned char>(in[i + 1]) << 8;
+    out.push_back(alphabet[(n >> 18) & 63]);
+    out.push_back(alphabet[(n >> 12) & 63]);
+    out.push_back(i + 1 < in.size() ? alphabet[(n >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+// base64.StdEncoding.DecodeString: padding required, \r and \n ignored, errors name the offset.
+result<std::string> b64decode(const std::string& in) {
+  auto corrupt = [](std::size_t at) {
+    return make_error("function", "illegal base64 data at input byte " + std::to_string(at));
+  };
+  std::string out;
+  std::uint32_t acc = 0;
+  int have = 0;
+  int padding = 0;
+  std::size_t first_pad = 0;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    char c = in[i];
+    if (c == '\r' || c == '\n') continue;
+    if (c == '=') {
+      if (have < 2) return corrupt(i);
+      if (padding == 0) first_pad = i;
+      ++padding;
+      if (have + padding > 4) return corrupt(i);
+      continue;
+    }
+    if (padding > 0) return corrupt(i);
+    auto pos = alphabet.find(c);
+    if (pos == std::string_view::npos) return corrupt(i);
+    acc = (acc << 6) | static_cast<std::uint32_t>(pos);
+    if (++have == 4) {
+      out.push_back(static_cast<char>((acc >> 16) & 0xFF));
+      out.push_back(static_cast<char>((acc >> 8) & 0xFF));
+      out.push_back(static_cast<char>(acc & 0xFF));
+      acc = 0;
+      have = 0;
+    }
+  }
+  if (have == 0 && padding == 0) return out;
+  if (have + padding != 4) return corrupt(padding ? first_pad : in.size());
+  if (have == 2) {
+    out.push_back(static_cast<char>((acc >> 4) & 0xFF));
+  } else if (have == 3) {
+    out.push_back(static_cast<char>((acc >> 10) & 0xFF));
+    out.push_back(static_cast<char>((acc >> 2) & 0xFF));
+  }
+  return out;
+}
+
+std::string without_final_newline(std::string s) {
+  if (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+void add_encoding_functions(function_table& t) {
+  t.add("toJson", 1, 1, [](args_t a) -> result<value> { return value(to_json(a[0])); });
+  t.add("toPrettyJson", 1, 1,
+        [](args_t a) -> result<value> { return value(to_pretty_json(a[0])); });
+  // yaml.v3's encoder: 4 spaces by default, 2 for the pretty form; the final newline dropped.
+  t.add("toYaml", 1, 1, [](args_t a) -> result<value> {
+    return value(without_final_newline(to_yaml(a[0], {.indent = 4})));
+  });
+  t.add("toYamlPretty", 1, 1, [](args_t a) -> result<value> {
+    return value(without_final_newline(to_yaml(a[0], {.indent = 2})));
+  });
+  t.add("b64enc", 1, 1, [](args_t a) -> result<value> {
+    auto s = string_arg(a[0]);
+    if (!s) return s.error();
+    return value(b64encode(*s));
+  });
+  t.add("b64dec", 1, 1, [](args_t a) -> result<value> {
+    auto s = string_arg(a[0]);
+    if (!s) return s.error();
+    auto d = b64decode(*s);
+    if (!d) return d.error();
+    return value(std::move(*d));
+  });
+}
+
+}  // namespace kp::gotemplate

@@ -1,0 +1,30 @@
+#pragma once
+// Runs a parsed template over data, with Go's semantics and error wording
+// ("template: NAME:LINE:COL: executing \"NAME\" at <.A.b>: REASON").
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "core/gotemplate/ast.hpp"
+#include "core/gotemplate/function_table.hpp"
+#include "core/gotemplate/value.hpp"
+#include "core/result.hpp"
+
+namespace kp::gotemplate {
+
+// Bounds that keep a hostile or mistaken template from exhausting the stack, memory or time.
+struct execution_limits {
+  int max_template_depth = 100;  // nested {{template}} calls (Go allows 100000)
+  int max_nesting_depth = 1000;  // bodies and parenthesised pipelines being evaluated
+  std::size_t max_output_bytes = 64u << 20;
+  std::uint64_t max_steps = 50'000'000;  // nodes and commands evaluated
+};
+
+using template_trees = std::map<std::string, template_tree, std::less<>>;
+
+// error code "template_exec".
+result<std::string> execute_template(const template_trees& trees, std::string_view name,
+                                     const function_table& functions, const value& data,
+                                     const execution_limits& limits);
+
+}  // namespace kp::gotemplate

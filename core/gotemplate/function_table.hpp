@@ -1,0 +1,54 @@
+#pragma once
+// The functions a template may call, by name, with their arity. A function gets its evaluated
+// arguments and returns a value or an error; the executor adds Go's wording around the error
+// ("error calling NAME: ...", or the bare message for an argument of the wrong type).
+#include <functional>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/gotemplate/value.hpp"
+#include "core/result.hpp"
+
+namespace kp::gotemplate {
+
+using function_impl = std::function<result<value>(std::span<const value> args)>;
+
+struct function_def {
+  int min_args = 0;
+  int max_args = 0;  // -1: variadic
+  function_impl impl;
+};
+
+class function_table {
+ public:
+  // Adds or replaces a function.
+  function_table& add(std::string name, int min_args, int max_args, function_impl impl);
+  const function_def* find(std::string_view name) const;
+  bool contains(std::string_view name) const { return find(name) != nullptr; }
+  // Adds every function of other, replacing those with the same name.
+  function_table& merge(const function_table& other);
+
+ private:
+  std::map<std::string, function_def, std::less<>> functions_;
+};
+
+// text/template's predefined functions: and, or, not, len, index, slice, print, printf, println,
+// eq, ne, lt, le, gt, ge, html, js, urlquery, call (refused). and/or are evaluated lazily by
+// the executor; their entries here only declare them.
+const function_table& builtin_functions();
+
+// The Go Karpenter Proxmox provider's function map (kpp.md section 5) on top of the builtins.
+const function_table& provider_functions();
+
+// Error code of an argument of the wrong type: the executor reports the message without the
+// "error calling" prefix, as Go does.
+inline constexpr std::string_view wrong_type_code = "wrong_type";
+
+// Argument helpers with Go's messages ("wrong type for value; expected string; got int").
+result<std::string> string_arg(const value& v);
+result<std::int64_t> int_arg(const value& v);
+kp::error wrong_type(std::string_view expected, const value& got);
+
+}  // namespace kp::gotemplate

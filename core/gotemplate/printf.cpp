@@ -1,0 +1,351 @@
+#include "core/gotemplate/printf.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+
+#include "core/gotemplate/go_format.hpp"
+
+namespace kp::gotemplate {
+
+namespace {
+
+struct spec {
+  bool plus = false, minus = false, sharp = false, zero = false, space = false;
+  int width = -1;
+  int prec = -1;
+  char verb = 0;
+};
+
+std::string bad_verb(char verb, const value& v) {
+  std::string out = "%!";
+  out.push_back(verb);
+  out.push_back('(');
+  if (v.is_null()) return out + "<nil>)";
+  return out + v.type_name() + "=" + format_go_value(v) + ")";
+}
+
+std::string pad(std::string s, const spec& sp, bool numeric) {
+  if (sp.width < 0) return s;
+  std::size_t runes = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    std::uint32_t cp = 0;
+    i += decode_utf8(s, i, cp);
+    ++runes;
+  }
+  auto w = static_cast<std::size_t>(sp.width);
+  if (runes >= w) return s;
+  std::size_t n = w - runes;
+  if (sp.minus) return s + std::string(n, ' ');
+  if (sp.zero && numeric) {
+    std::size_t sign = (!s.empty() && (s[0] == '-' || s[0] == '+' || s[0] == ' ')) ? 1 : 0;
+    return s.substr(0, sign) + std::string(n, '0') + s.substr(sign);
+  }
+  return std::string(n, ' ') + s;
+}
+
+std::string with_sign(std::string digits, bool negative, const spec& sp) {
+  if (negative) return "-" + digits;
+  if (sp.plus) return "+" + digits;
+  if (sp.space) return " " + digits;
+  return digits;
+}
+
+std::string integer(std::int64_t v, const spec& sp) {
+  bool neg = v < 0;
+  std::uint64_t u = neg ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+  int base = 10;
+  const char* digits = "0123456789abcdef";
+  std::string prefix;
+  switch (sp.verb) {
+    case 'x':
+      base = 16;
+      if (sp.sharp) prefix = "0x";
+      break;
+    case 'X':
+      base = 16;
+      digits = "0123456789ABCDEF";
+      if (sp.sharp) prefix = "0X";
+      break;
+    case 'o':
+      base = 8;
+      if (sp.sharp) prefix = "0";
+      break;
+    case 'O':
+      base = 8;
+      prefix = "0o";
+      break;
+    case 'b':
+      base = 2;
+      if (sp.sharp) prefix = "0b";
+      break;
+    default:
+      break;
+  }
+  std::string s;
+  do {
+    s.insert(s.begin(), digits[u % static_cast<unsigned>(base)]);
+    u /= static_cast<unsigned>(base);
+  } while (u);
+  if (sp.prec >= 0 && static_cast<int>(s.size()) < sp.prec) {
+    s.insert(0, static_cast<std::size_t>(sp.prec) - s.size(), '0');
+  }
+  return pad(with_sign(prefix + s, neg, sp), sp, sp.prec < 0);
+}
+
+std::string floating(double d, const spec& sp) {
+  std::string s;
+  char verb = sp.verb == 'v' ? 'g' : sp.verb;
+  if ((verb == 'g' || verb == 'G') && sp.prec < 0) {
+    s = format_go_float(std::fabs(d));
+    if (verb == 'G') {
+      for (char& c : s) c = static_cast<char>(c == 'e' ? 'E' : c);
+    }
+  } else {
+    s = format_float_precision(std::fabs(d), verb, sp.prec < 0 ? 6 : sp.prec);
+  }
+  return pad(with_sign(s, std::signbit(d) && !std::isnan(d), sp), sp, std::isfinite(d));
+}
+
+std::string hex_string(const std::string& s, const spec& sp) {
+  const char* digits = sp.verb == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (sp.space && i > 0) out.push_back(' ');
+    if (sp.sharp && (sp.space || i == 0)) out += sp.verb == 'X' ? "0X" : "0x";
+    auto b = static_cast<unsigned char>(s[i]);
+    out.push_back(digits[b >> 4]);
+    out.push_back(digits[b & 0xF]);
+  }
+  return out;
+}
+
+std::string truncate_runes(const std::string& s, int prec) {
+  if (prec < 0) return s;
+  std::size_t i = 0;
+  for (int n = 0; n < prec && i < s.size(); ++n) {
+    std::uint32_t cp = 0;
+    i += decode_utf8(s, i, cp);
+  }
+  return s.substr(0, i);
+}
+
+std::string format_one(const value& v, const spec& sp);
+
+std::string composite(const value& v, const spec& sp) {
+  spec inner = sp;
+  inner.width = -1;
+  std::string out;
+  if (v.is_list()) {
+    out = "[";
+    bool first = true;
+    for (const auto& e : v.as_list()) {
+      if (!first) out.push_back(' ');
+      first = false;
+      out += format_one(e, inner);
+    }
+    out += "]";
+  } else {
+    bool record = v.is_record();
+    out = record ? "{" : "map[";
+    bool first = true;
+    for (const auto& e : v.as_map().entries) {
+      if (!first) out.push_back(' ');
+      first = false;
+      if (!record) out += format_one(value(e.key), inner) + ":";
+      out += format_one(e.val, inner);
+    }
+    out += record ? "}" : "]";
+  }
+  return pad(out, sp, false);
+}
+
+std::string format_one(const value& v, const spec& sp) {
+  char verb = sp.verb;
+  if (v.is_list() || v.is_map()) return composite(v, sp);
+  if (v.is_null()) return verb == 'v' ? pad("<nil>", sp, false) : bad_verb(verb, v);
+  switch (v.type()) {
+    case value::kind::boolean:
+      if (verb == 'v' || verb == 't') return pad(v.as_bool() ? "true" : "false", sp, false);
+      return bad_verb(verb, v);
+    case value::kind::integer:
+      switch (verb) {
+        case 'v':
+        case 'd':
+        case 'x':
+        case 'X':
+        case 'o':
+        case 'O':
+        case 'b':
+          return integer(v.as_int(), sp);
+        case 'c': {
+          std::string s;
+          append_utf8(s, static_cast<std::uint32_t>(v.as_int()));
+          return pad(s, sp, false);
+        }
+        case 'q':
+          return pad(go_quote_rune(v.as_int()), sp, false);
+        case 'U': {
+          char buf[32];
+          std::snprintf(buf, sizeof buf, "U+%04llX", static_cast<unsigned long long>(v.as_int()));
+          return pad(buf, sp, false);
+        }
+        case 'e':
+        case 'E':
+        case 'f':
+        case 'F':
+        case 'g':
+        case 'G':
+        default:
+          return bad_verb(verb, v);
+      }
+    case value::kind::floating:
+      switch (verb) {
+        case 'v':
+        case 'e':
+        case 'E':
+        case 'f':
+        case 'F':
+        case 'g':
+        case 'G':
+          return floating(v.as_double(), sp);
+        default:
+          return bad_verb(verb, v);
+      }
+    case value::kind::string:
+      switch (verb) {
+        case 'v':
+        case 's':
+          return pad(truncate_runes(v.as_string(), sp.prec), sp, false);
+        case 'q':
+          return pad(go_quote(truncate_runes(v.as_string(), sp.prec)), sp, false);
+        case 'x':
+        case 'X':
+          return pad(hex_string(truncate_runes(v.as_string(), sp.prec), sp), sp, false);
+        default:
+          return bad_verb(verb, v);
+      }
+    default:
+      return bad_verb(verb, v);
+  }
+}
+
+}  // namespace
+
+std::string go_sprintf(std::string_view f, std::span<const value> args) {
+  std::string out;
+  std::size_t arg = 0;
+  std::size_t i = 0;
+  while (i < f.size()) {
+    char c = f[i];
+    if (c != '%') {
+      out.push_back(c);
+      ++i;
+      continue;
+    }
+    ++i;
+    spec sp;
+    for (; i < f.size(); ++i) {
+      char fl = f[i];
+      if (fl == '+')
+        sp.plus = true;
+      else if (fl == '-')
+        sp.minus = true;
+      else if (fl == '#')
+        sp.sharp = true;
+      else if (fl == '0')
+        sp.zero = true;
+      else if (fl == ' ')
+        sp.space = true;
+      else
+        break;
+    }
+    auto number = [&](int& target) {
+      if (i < f.size() && f[i] == '*') {
+        ++i;
+        if (arg < args.size() && args[arg].is_int()) {
+          auto n = args[arg++].as_int();
+          target = static_cast<int>(
+              std::min<std::int64_t>(std::max<std::int64_t>(n, -1000000), 1000000));
+          if (target < 0 && &target == &sp.width) {
+            sp.minus = true;
+            target = -target;
+          }
+        } else {
+          out += "%!(BADWIDTH)";
+          if (arg < args.size()) ++arg;
+        }
+        return;
+      }
+      if (i < f.size() && f[i] >= '0' && f[i] <= '9') {
+        target = 0;
+        while (i < f.size() && f[i] >= '0' && f[i] <= '9') {
+          if (target < 1000000) target = target * 10 + (f[i] - '0');
+          ++i;
+        }
+      }
+    };
+    number(sp.width);
+    if (i < f.size() && f[i] == '.') {
+      ++i;
+      sp.prec = 0;
+      number(sp.prec);
+    }
+    if (i >= f.size()) {
+      out += "%!(NOVERB)";
+      break;
+    }
+    std::uint32_t cp = 0;
+    std::size_t n = decode_utf8(f, i, cp);
+    i += n;
+    if (cp == '%') {
+      out.push_back('%');
+      continue;
+    }
+    if (cp >= 0x80 || !std::isalpha(static_cast<int>(cp))) {
+      out += "%!";
+      append_utf8(out, cp);
+      out += "(NOVERB)";
+      continue;
+    }
+    sp.verb = static_cast<char>(cp);
+    if (arg >= args.size()) {
+      out += "%!";
+      out.push_back(sp.verb);
+      out += "(MISSING)";
+      continue;
+    }
+    out += format_one(args[arg++], sp);
+  }
+  if (arg < args.size()) {
+    out += "%!(EXTRA ";
+    for (std::size_t k = arg; k < args.size(); ++k) {
+      if (k > arg) out += ", ";
+      out += args[k].is_null() ? "<nil>" : args[k].type_name() + "=" + format_go_value(args[k]);
+    }
+    out += ")";
+  }
+  return out;
+}
+
+std::string go_sprint(std::span<const value> args) {
+  std::string out;
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    if (k > 0 && !args[k].is_string() && !args[k - 1].is_string()) out.push_back(' ');
+    out += format_go_value(args[k]);
+  }
+  return out;
+}
+
+std::string go_sprintln(std::span<const value> args) {
+  std::string out;
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    if (k > 0) out.push_back(' ');
+    out += format_go_value(args[k]);
+  }
+  return out + "\n";
+}
+
+}  // namespace kp::gotemplate

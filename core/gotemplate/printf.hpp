@@ -1,0 +1,19 @@
+#pragma once
+// Go's fmt.Sprintf, Sprint and Sprintln for template values: the verbs %v %s %q %d %x %X %o %O
+// %b %c %U %e %E %f %F %g %G %t %% with flags (+ - # 0 space), width and precision (also *),
+// and fmt's in-band errors ("%!d(string=a)", "%!s(MISSING)", "%!(EXTRA int=1)").
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/gotemplate/value.hpp"
+
+namespace kp::gotemplate {
+
+std::string go_sprintf(std::string_view format, std::span<const value> args);
+// Spaces between operands when neither is a string.
+std::string go_sprint(std::span<const value> args);
+// Spaces between all operands and a final newline.
+std::string go_sprintln(std::span<const value> args);
+
+}  // namespace kp::gotemplate

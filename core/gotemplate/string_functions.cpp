@@ -1,0 +1,229 @@
+// String functions of the Go provider. Note the argument orders, which follow the provider's Go
+// code rather than sprig where they differ: split(s, sep) and join(list, sep) are Go's
+// strings.Split and strings.Join; trimSuffix, trimPrefix, contains, hasPrefix and hasSuffix
+// take the affix first so they read well after a pipe.
+#include <algorithm>
+
+#include "core/gotemplate/go_format.hpp"
+#include "core/gotemplate/provider_function_groups.hpp"
+
+namespace kp::gotemplate {
+
+namespace {
+
+using args_t = std::span<const value>;
+
+// Binds a string argument, or returns its wrong-type error from the enclosing function.
+#define KP_STRING_ARG(name, index)        \
+  auto name##_r = string_arg(a[index]);   \
+  if (!name##_r) return name##_r.error(); \
+  const std::string& name = *name##_r
+
+bool is_unicode_space(std::string_view s, std::size_t i, std::size_t& len) {
+  std::uint32_t cp = 0;
+  len = decode_utf8(s, i, cp);
+  return cp == ' ' || (cp >= '\t' && cp <= '\r') || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
+         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
+         cp == 0x205F || cp == 0x3000;
+}
+
+std::string trim_space(const std::string& s) {
+  std::size_t start = 0;
+  std::size_t len = 0;
+  while (start < s.size() && is_unicode_space(s, start, len)) start += len;
+  std::size_t end = s.size();
+  while (end > start) {
+    // Step back to the start of the last code point.
+    std::size_t p = end - 1;
+    while (p > start && (static_cast<unsigned char>(s[p]) & 0xC0) == 0x80) --p;
+    if (!is_unicode_space(s, p, len) || p + len != end) break;
+    end = p;
+  }
+  return s.substr(start, end - start);
+}
+
+std::string change_case(const std::string& s, bool upper) {
+  // ASCII letters and the Latin-1 Supplement letters; other scripts are left as they are.
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    std::uint32_t cp = 0;
+    std::size_t n = decode_utf8(s, i, cp);
+    if (cp == 0xFFFD && n == 1) {
+      out.push_back(s[i]);
+      i += n;
+      continue;
+    }
+    if (upper) {
+      if (cp >= 'a' && cp <= 'z')
+        cp -= 32;
+      else if (cp >= 0xE0 && cp <= 0xFE && cp != 0xF7)
+        cp -= 32;
+    } else {
+      if (cp >= 'A' && cp <= 'Z')
+        cp += 32;
+      else if (cp >= 0xC0 && cp <= 0xDE && cp != 0xD7)
+        cp += 32;
+    }
+    append_utf8(out, cp);
+    i += n;
+  }
+  return out;
+}
+
+std::string indent_text(std::int64_t spaces, const std::string& v) {
+  std::string pad(static_cast<std::size_t>(std::clamp<std::int64_t>(spaces, 0, 4096)), ' ');
+  std::string out = pad;
+  for (char c : v) {
+    out.push_back(c);
+    if (c == '\n') out += pad;
+  }
+  return out;
+}
+
+// strings.ReplaceAll: an empty old string matches before every code point and at the end.
+std::string replace_all(const std::string& s, const std::string& old, const std::string& repl) {
+  std::string out;
+  if (old.empty()) {
+    for (std::size_t i = 0; i < s.size();) {
+      std::uint32_t cp = 0;
+      std::size_t n = decode_utf8(s, i, cp);
+      out += repl;
+      out.append(s, i, n);
+      i += n;
+    }
+    return out + repl;
+  }
+  std::size_t pos = 0;
+  while (true) {
+    auto f = s.find(old, pos);
+    if (f == std::string::npos) break;
+    out.append(s, pos, f - pos);
+    out += repl;
+    pos = f + old.size();
+  }
+  return out + s.substr(pos);
+}
+
+value split(const std::string& s, const std::string& sep) {
+  value::list_data parts;
+  if (sep.empty()) {
+    for (std::size_t i = 0; i < s.size();) {
+      std::uint32_t cp = 0;
+      std::size_t n = decode_utf8(s, i, cp);
+      parts.emplace_back(s.substr(i, n));
+      i += n;
+    }
+    return value(std::move(parts));
+  }
+  std::size_t pos = 0;
+  while (true) {
+    auto f = s.find(sep, pos);
+    if (f == std::string::npos) break;
+    parts.emplace_back(s.substr(pos, f - pos));
+    pos = f + sep.size();
+  }
+  parts.emplace_back(s.substr(pos));
+  return value(std::move(parts));
+}
+
+}  // namespace
+
+void add_string_functions(function_table& t) {
+  // indent(spaces int, v string) string
+  t.add("indent", 2, 2, [](args_t a) -> result<value> {
+    auto n = int_arg(a[0]);
+    if (!n) return n.error();
+    KP_STRING_ARG(v, 1);
+    return value(indent_text(*n, v));
+  });
+  t.add("nindent", 2, 2, [](args_t a) -> result<value> {
+    auto n = int_arg(a[0]);
+    if (!n) return n.error();
+    KP_STRING_ARG(v, 1);
+    return value("\n" + indent_text(*n, v));
+  });
+  // quote(str ...any) string: each non-nil argument as Go's %q of its string form.
+  t.add("quote", 0, -1, [](args_t a) -> result<value> {
+    std::string out;
+    bool first = true;
+    for (const auto& v : a) {
+      if (v.is_null()) continue;
+      if (!first) out.push_back(' ');
+      first = false;
+      out += go_quote(v.is_string() ? v.as_string() : format_go_value(v));
+    }
+    return value(out);
+  });
+  t.add("upper", 1, 1, [](args_t a) -> result<value> {
+    KP_STRING_ARG(s, 0);
+    return value(change_case(s, true));
+  });
+  t.add("lower", 1, 1, [](args_t a) -> result<value> {
+    KP_STRING_ARG(s, 0);
+    return value(change_case(s, false));
+  });
+  t.add("trim", 1, 1, [](args_t a) -> result<value> {
+    KP_STRING_ARG(s, 0);
+    return value(trim_space(s));
+  });
+  // trimSuffix(suffix, s), trimPrefix(prefix, s)
+  t.add("trimSuffix", 2, 2, [](args_t a) -> result<value> {
+    KP_STRING_ARG(suffix, 0);
+    KP_STRING_ARG(s, 1);
+    if (s.ends_with(suffix)) return value(s.substr(0, s.size() - suffix.size()));
+    return value(s);
+  });
+  t.add("trimPrefix", 2, 2, [](args_t a) -> result<value> {
+    KP_STRING_ARG(prefix, 0);
+    KP_STRING_ARG(s, 1);
+    if (s.starts_with(prefix)) return value(s.substr(prefix.size()));
+    return value(s);
+  });
+  // split(s, sep) []string: strings.Split.
+  t.add("split", 2, 2, [](args_t a) -> result<value> {
+    KP_STRING_ARG(s, 0);
+    KP_STRING_ARG(sep, 1);
+    return split(s, sep);
+  });
+  // join(elems []string, sep string) string: strings.Join.
+  t.add("join", 2, 2, [](args_t a) -> result<value> {
+    KP_STRING_ARG(sep, 1);
+    if (a[0].is_null()) return value("");
+    if (!a[0].is_list()) return wrong_type("[]string", a[0]);
+    std::string out;
+    bool first = true;
+    for (const auto& v : a[0].as_list()) {
+      if (!first) out += sep;
+      first = false;
+      out += v.is_string() ? v.as_string() : format_go_value(v);
+    }
+    return value(out);
+  });
+  // replace(old, new, s string) string
+  t.add("replace", 3, 3, [](args_t a) -> result<value> {
+    KP_STRING_ARG(old, 0);
+    KP_STRING_ARG(repl, 1);
+    KP_STRING_ARG(s, 2);
+    return value(replace_all(s, old, repl));
+  });
+  // contains(substr, s), hasPrefix(prefix, s), hasSuffix(suffix, s)
+  t.add("contains", 2, 2, [](args_t a) -> result<value> {
+    KP_STRING_ARG(sub, 0);
+    KP_STRING_ARG(s, 1);
+    return value(s.find(sub) != std::string::npos);
+  });
+  t.add("hasPrefix", 2, 2, [](args_t a) -> result<value> {
+    KP_STRING_ARG(p, 0);
+    KP_STRING_ARG(s, 1);
+    return value(s.starts_with(p));
+  });
+  t.add("hasSuffix", 2, 2, [](args_t a) -> result<value> {
+    KP_STRING_ARG(p, 0);
+    KP_STRING_ARG(s, 1);
+    return value(s.ends_with(p));
+  });
+}
+
+#undef KP_STRING_ARG
+
+}  // namespace kp::gotemplate

@@ -1,0 +1,128 @@
+#pragma once
+// The data a template sees: what Go's text/template gets as interface{} values. Lists and maps
+// share their contents (copying a value is cheap); a builder call on a shared value copies first.
+//
+// Three map flavours mirror the Go types templates are written against:
+// - map():        map[string]interface{}; a missing key yields null, printed "<no value>".
+// - string_map(): map[string]string; a missing key yields "".
+// - record():     a Go struct; fields keep their declaration order for toYaml/toJson, carry
+//                 their YAML/JSON names and omitempty, and a missing field is an error.
+// Plain maps keep their keys in byte order, as Go sorts map keys when ranging and printing.
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace kp::gotemplate {
+
+class value;
+
+// How a record field is named in YAML and JSON output (Go struct tags).
+struct field_options {
+  std::string yaml_name;    // empty: the lowercased field name, as yaml.v3 does without a tag
+  std::string json_name;    // empty: the field name, as encoding/json does without a tag
+  bool omit_empty = false;  // `omitempty` on both tags
+  // The Go field is a pointer (*bool, *int32, ...): omitempty then omits only a nil (null) value,
+  // so an explicit false or 0 is still written.
+  bool pointer = false;
+};
+
+class value {
+ public:
+  enum class kind { null, boolean, integer, floating, string, list, map };
+  enum class map_flavour { any_map, string_map, record };
+
+  struct entry;
+  struct map_data;
+  using list_data = std::vector<value>;
+
+  value() = default;
+  value(std::nullptr_t) {}  // NOLINT: implicit by design, as are the scalar constructors
+  value(bool b) : v_(b) {}  // NOLINT
+  value(int i) : v_(static_cast<std::int64_t>(i)) {}                 // NOLINT
+  value(long i) : v_(static_cast<std::int64_t>(i)) {}                // NOLINT
+  value(long long i) : v_(static_cast<std::int64_t>(i)) {}           // NOLINT
+  value(unsigned i) : v_(static_cast<std::int64_t>(i)) {}            // NOLINT
+  value(unsigned long i) : v_(static_cast<std::int64_t>(i)) {}       // NOLINT
+  value(unsigned long long i) : v_(static_cast<std::int64_t>(i)) {}  // NOLINT
+  value(double d) : v_(d) {}                                         // NOLINT
+  value(const char* s) : v_(std::string(s)) {}                       // NOLINT
+  value(std::string s) : v_(std::move(s)) {}                         // NOLINT
+  value(std::string_view s) : v_(std::string(s)) {}                  // NOLINT
+  value(list_data items);                                            // NOLINT
+
+  // Builders.
+  static value list(std::initializer_list<value> items = {});
+  static value strings(const std::vector<std::string>& items);
+  static value map(std::initializer_list<std::pair<std::string, value>> entries = {});
+  static value string_map(std::initializer_list<std::pair<std::string, std::string>> entries = {});
+  // A map[string]string from a std::map, e.g. a Secret's data as .Values.
+  static value from_string_map(const std::map<std::string, std::string>& entries);
+  static value record();
+
+  // Adds or replaces a key of a map (any flavour; a record keeps the field's place).
+  value& set(std::string key, value v);
+  // Adds a record field with its output names (also accepted on maps: options are kept).
+  value& field(std::string name, value v, field_options options = {});
+  value& push_back(value v);
+
+  kind type() const { return static_cast<kind>(v_.index()); }
+  bool is_null() const { return type() == kind::null; }
+  bool is_bool() const { return type() == kind::boolean; }
+  bool is_int() const { return type() == kind::integer; }
+  bool is_double() const { return type() == kind::floating; }
+  bool is_number() const { return is_int() || is_double(); }
+  bool is_string() const { return type() == kind::string; }
+  bool is_list() const { return type() == kind::list; }
+  bool is_map() const { return type() == kind::map; }
+  bool is_record() const;
+
+  bool as_bool() const { return std::get<bool>(v_); }
+  std::int64_t as_int() const { return std::get<std::int64_t>(v_); }
+  double as_double() const { return std::get<double>(v_); }
+  const std::string& as_string() const { return std::get<std::string>(v_); }
+  const list_data& as_list() const;
+  const map_data& as_map() const;
+
+  // The value at a map key or record field, or nullptr.
+  const value* find(std::string_view key) const;
+  // Elements of a list or entries of a map.
+  std::size_t size() const;
+
+  // Go's truth for if/with/and/or: false, 0, "", nil and empty list/map are false; structs true.
+  bool truthy() const;
+  // sprig's empty: like !truthy, but a record is empty when all its fields are.
+  bool empty() const;
+  // The Go type name used in error messages: "string", "int", "float64", "[]interface {}", ...
+  std::string type_name() const;
+
+  friend bool operator==(const value& a, const value& b);
+
+ private:
+  map_data& mutable_map();
+
+  std::variant<std::monostate, bool, std::int64_t, double, std::string, std::shared_ptr<list_data>,
+               std::shared_ptr<map_data>>
+      v_;
+};
+
+struct value::entry {
+  std::string key;
+  value val;
+  std::string yaml_key;
+  std::string json_key;
+  bool omit_empty = false;
+  bool pointer = false;
+};
+
+struct value::map_data {
+  map_flavour flavour = map_flavour::any_map;
+  std::vector<entry> entries;  // any_map/string_map: sorted by key; record: declaration order
+};
+
+}  // namespace kp::gotemplate
