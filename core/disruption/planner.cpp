@@ -1,0 +1,568 @@
+#include "core/disruption/planner.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "core/disruption/conservative.hpp"
+#include "core/disruption/simulation.hpp"
+
+namespace kp::disruption {
+namespace {
+
+std::string money(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f", v);
+  return buf;
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i == 5) return out + ", ... (" + std::to_string(names.size()) + " in all)";
+    if (i) out += ", ";
+    out += names[i];
+  }
+  return out;
+}
+
+const model::nodepool* pool_of(const cluster& c, const std::string& name) {
+  for (const auto& np : c.state.nodepools)
+    if (np.name == name) return &np;
+  return nullptr;
+}
+
+std::string policy_of(const cluster& c, const std::string& pool) {
+  const auto* np = pool_of(c, pool);
+  return np ? np->disruption.consolidation_policy : std::string("WhenEmptyOrUnderutilized");
+}
+
+double savings_ratio(const candidate& k) {
+  return k.price / k.reschedule_cost;
+}
+
+// Highest savings ratio first; ties by name so that every pass sees the same order.
+void sort_by_savings(std::vector<std::size_t>& idx, const candidate_set& cs) {
+  std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+    double ra = savings_ratio(cs.all[a]), rb = savings_ratio(cs.all[b]);
+    if (ra != rb) return ra > rb;
+    return cs.all[a].name < cs.all[b].name;
+  });
+}
+
+command base_command(command_reason why, const cluster& c, const candidate_set& cs,
+                     const std::vector<std::size_t>& batch) {
+  command cmd;
+  cmd.why = why;
+  for (auto b : batch) {
+    cmd.nodes.push_back(cs.all[b].name);
+    cmd.nodeclaims.push_back(c.state.nodeclaims[cs.all[b].nodeclaim].name);
+  }
+  return cmd;
+}
+
+std::string type_name(const cluster& c, const scheduling::planned_nodeclaim& nc) {
+  return nc.instance_types.empty() ? std::string("?")
+                                   : c.state.instance_types[nc.instance_types.front()].name;
+}
+
+// Per-pass facts the consolidation methods share.
+struct pass {
+  const cluster& c;
+  const candidate_set& cs;
+  const planner_options& opts;
+  std::map<std::string, double, std::less<>> pool_cost;        // Balanced totals
+  std::map<std::string, double, std::less<>> pool_disruption;  // Balanced totals
+  headroom_state headroom;
+  std::size_t* simulations = nullptr;
+};
+
+// Balanced (5.10): every source pool with that policy must see score >= 1/k.
+bool balanced_approves(const pass& p, const std::vector<std::size_t>& batch, double savings,
+                       std::string& why) {
+  double total_price = 0;
+  for (auto b : batch) total_price += p.cs.all[b].price;
+  std::map<std::string, std::pair<double, double>> per_pool;  // price share, move cost
+  for (auto b : batch) {
+    auto& e = per_pool[p.cs.all[b].nodepool];
+    e.first += p.cs.all[b].price;
+    e.second += p.cs.all[b].reschedule_cost;
+  }
+  for (const auto& [pool, e] : per_pool) {
+    if (policy_of(p.c, pool) != "Balanced") continue;
+    double pool_savings = total_price > 0 ? savings * e.first / total_price : 0;
+    double cost = p.pool_cost.at(pool), disruption = p.pool_disruption.at(pool);
+    if (cost <= 0 || disruption <= 0 || e.second <= 0) continue;
+    double score = (pool_savings / cost) / (e.second / disruption);
+    if (score < 1.0 / p.opts.balanced_k) {
+      why = "Balanced policy of NodePool " + pool + " rejects the move (score " + money(score) +
+            " < " + money(1.0 / p.opts.balanced_k) + ")";
+      return false;
+    }
+  }
+  return true;
+}
+
+// Quick necessary condition before a simulation: the batch's requests must fit into the free
+// room of the other nodes plus the largest instance type cheaper than the batch. Well-packed
+// clusters fail it at once, which keeps a pass over 1,000 stable nodes cheap.
+bool could_consolidate(const pass& p, const std::vector<std::size_t>& batch) {
+  std::int64_t cpu = 0, mem = 0;
+  std::int64_t min_cpu = std::numeric_limits<std::int64_t>::max(), min_mem = min_cpu;
+  std::int64_t max_cpu = 0, max_mem = 0;
+  double price = 0;
+  std::set<std::size_t> in_batch;
+  for (auto b : batch) {
+    const auto& k = p.cs.all[b];
+    price += k.price;
+    in_batch.insert(k.node);
+    for (auto pi : k.pods) {
+      auto r = model::pod_requests(p.c.state.bound_pods[pi]);
+      auto rc = r.milli(model::resource_names::cpu), rm = r.milli(model::resource_names::memory);
+      cpu += rc;
+      mem += rm;
+      min_cpu = std::min(min_cpu, rc);
+      min_mem = std::min(min_mem, rm);
+      max_cpu = std::max(max_cpu, rc);
+      max_mem = std::max(max_mem, rm);
+    }
+  }
+  // Only room that can hold at least the smallest of the pods counts: a fragment too small for
+  // every pod is no room at all (this is what makes well-packed clusters fail fast).
+  std::int64_t free_cpu = 0, free_mem = 0, roomiest_cpu = 0, roomiest_mem = 0;
+  for (std::size_t n = 0; n < p.headroom.node_free.size(); ++n) {
+    auto [fc, fm] = p.headroom.node_free[n];
+    if (fc < min_cpu || fm < min_mem || in_batch.contains(n)) continue;
+    free_cpu += fc;
+    free_mem += fm;
+    roomiest_cpu = std::max(roomiest_cpu, fc);
+    roomiest_mem = std::max(roomiest_mem, fm);
+  }
+  std::int64_t best_cpu = 0, best_mem = 0;
+  for (const auto& t : p.c.state.instance_types) {
+    double cheapest = std::numeric_limits<double>::max();
+    for (const auto& o : t.offerings)
+      if (o.available) cheapest = std::min(cheapest, o.price);
+    if (cheapest >= price) continue;
+    auto a = t.allocatable();
+    best_cpu = std::max(best_cpu, a.milli(model::resource_names::cpu));
+    best_mem = std::max(best_mem, a.milli(model::resource_names::memory));
+  }
+  // The largest pod must also fit somewhere on its own.
+  if (max_cpu > std::max(roomiest_cpu, best_cpu) || max_mem > std::max(roomiest_mem, best_mem))
+    return false;
+  return cpu <= free_cpu + best_cpu && mem <= free_mem + best_mem;
+}
+
+// computeConsolidation (5.5) for one batch; nullopt with `why` when it is not a valid move.
+std::optional<command> consolidate(const pass& p, const std::vector<std::size_t>& batch, bool multi,
+                                   std::string& why) {
+  if (!could_consolidate(p, batch)) {
+    why = "its pods do not fit on other nodes and no cheaper instance type could hold them";
+    return std::nullopt;
+  }
+  ++*p.simulations;
+  auto sim = simulate(p.c, p.cs, batch, p.opts.scheduling);
+  if (!sim.ok) {
+    why = sim.failure;
+    return std::nullopt;
+  }
+  if (sim.new_nodeclaims.size() > 1) {
+    why = "its pods would need " + std::to_string(sim.new_nodeclaims.size()) +
+          " new nodes (only many-to-one replacements are made)";
+    return std::nullopt;
+  }
+  auto cmd = base_command(command_reason::underutilized, p.c, p.cs, batch);
+  double total = 0;
+  for (auto b : batch) total += p.cs.all[b].price;
+  if (sim.new_nodeclaims.empty()) {
+    cmd.savings = total;
+  } else {
+    auto nc = std::move(sim.new_nodeclaims.front());
+    // Strictly cheaper than the sum priced at the worst offering; and, when a candidate already
+    // has a type the replacement could be, cheaper than that candidate (else deleting the
+    // others is the better move: filterOutSameInstanceType).
+    double limit = total;
+    for (auto b : batch)
+      for (auto t : nc.instance_types)
+        if (p.c.state.instance_types[t].name == p.cs.all[b].instance_type)
+          limit = std::min(limit, p.cs.all[b].price);
+    std::vector<std::uint16_t> cheaper;
+    for (auto t : nc.instance_types) {
+      double worst = worst_launch_price(p.c.state.instance_types[t], nc);
+      if (worst >= 0 && worst < limit) cheaper.push_back(t);
+    }
+    if (cheaper.empty()) {
+      why = "no replacement is cheaper than " + money(limit) + " at its worst-case offering";
+      return std::nullopt;
+    }
+    nc.instance_types = std::move(cheaper);
+    double best = std::numeric_limits<double>::max();
+    for (auto t : nc.instance_types)
+      best = std::min(best, worst_launch_price(p.c.state.instance_types[t], nc));
+    nc.price = best;
+    cmd.savings = total - best;
+    cmd.replacements.push_back(std::move(nc));
+  }
+  if (!balanced_approves(p, batch, cmd.savings, why)) return std::nullopt;
+  if (p.opts.conservative &&
+      !headroom_allows(p.headroom, p.c, p.cs, batch, cmd, *p.opts.conservative, why))
+    return std::nullopt;
+  if (cmd.replacements.empty())
+    cmd.decision = "delete " + std::to_string(batch.size()) + " underutilized node(s) (" +
+                   join_names(cmd.nodes) + "): their pods fit on other nodes; saving " +
+                   money(cmd.savings) + "/h";
+  else
+    cmd.decision = std::string(multi ? "merge " : "replace ") + std::to_string(batch.size()) +
+                   " underutilized node(s) (" + join_names(cmd.nodes) + ", " + money(total) +
+                   "/h) into one " + type_name(p.c, cmd.replacements.front()) + " (" +
+                   money(cmd.replacements.front().price) + "/h at worst); saving " +
+                   money(cmd.savings) + "/h";
+  return cmd;
+}
+
+}  // namespace
+
+std::string_view to_string(command_reason r) {
+  switch (r) {
+    case command_reason::empty:
+      return "Empty";
+    case command_reason::drifted:
+      return "Drifted";
+    case command_reason::underutilized:
+      return "Underutilized";
+    case command_reason::expired:
+      return "Expired";
+  }
+  return "Unknown";
+}
+
+plan plan_disruption(const cluster& c, const planner_options& opts) {
+  auto cs = find_candidates(c);
+  plan out;
+  out.restamps = cs.restamps;
+  out.not_disrupted = cs.not_disrupted;
+  auto say = [&](const candidate& k, std::string why) {
+    out.not_disrupted.push_back({k.name, std::move(why)});
+  };
+
+  // Expiration (4.3): forceful, neither budgets nor do-not-disrupt hold it back; the pods'
+  // new home is simulated so that the replacement can be launched at once.
+  std::set<std::size_t> expired;
+  for (std::size_t i = 0; i < cs.all.size(); ++i) {
+    if (!cs.all[i].expired) continue;
+    expired.insert(i);
+    auto cmd = base_command(command_reason::expired, c, cs, {i});
+    ++out.simulations;
+    auto sim = simulate(c, cs, {i}, opts.scheduling);
+    cmd.replacements = std::move(sim.new_nodeclaims);
+    cmd.decision =
+        "delete expired node " + cs.all[i].name + " (expireAfter elapsed)" +
+        (cmd.replacements.empty()
+             ? std::string(", its pods fit on other nodes")
+             : ", replaced by " + std::to_string(cmd.replacements.size()) +
+                   " new node(s) starting with " + type_name(c, cmd.replacements.front()));
+    if (!sim.ok) cmd.decision += " (" + sim.failure + ")";
+    out.expirations.push_back(std::move(cmd));
+  }
+
+  pass p{c, cs, opts, {}, {}, headroom_state{}, &out.simulations};
+  for (const auto& k : cs.all) {
+    p.pool_cost[k.nodepool] += k.price;
+    p.pool_disruption[k.nodepool] += k.reschedule_cost;
+  }
+  p.headroom = measure_headroom(c, cs);
+  std::string stabilizing;
+  if (opts.conservative) stabilizing = stabilization_block(c, cs, *opts.conservative);
+
+  // Graceful candidates: not blocked, not expiring, old enough in conservative mode.
+  auto graceful = [&](std::size_t i, bool scale_down) {
+    const auto& k = cs.all[i];
+    if (!k.blocked.empty() || expired.contains(i)) return false;
+    if (scale_down && opts.conservative) {
+      if (!stabilizing.empty()) return false;
+      if (auto why = min_age_block(c, k, *opts.conservative); !why.empty()) {
+        say(k, why);
+        return false;
+      }
+    }
+    return true;
+  };
+  if (!stabilizing.empty())
+    for (const auto& k : cs.all)
+      if (k.blocked.empty()) say(k, stabilizing);
+
+  std::map<std::string, int, std::less<>> left;
+  auto budget_left = [&](const std::string& pool, reason r) {
+    return cs.pools.at(pool).allowed(r, c.now);
+  };
+
+  // 1. Emptiness (5.3).
+  {
+    std::vector<std::size_t> idx;
+    for (std::size_t i = 0; i < cs.all.size(); ++i)
+      if (cs.all[i].empty && cs.all[i].consolidatable && graceful(i, true)) idx.push_back(i);
+    sort_by_savings(idx, cs);
+    std::vector<std::size_t> take;
+    std::map<std::string, int, std::less<>> allowed;
+    double saved = 0;
+    auto room = p.headroom;
+    for (auto i : idx) {
+      if (take.size() >= opts.empty_max) break;
+      const auto& k = cs.all[i];
+      auto it = allowed.find(k.nodepool);
+      if (it == allowed.end())
+        it = allowed.emplace(k.nodepool, budget_left(k.nodepool, reason::empty)).first;
+      if (it->second <= 0) {
+        say(k, "the disruption budget of NodePool " + k.nodepool +
+                   " allows no more Empty disruptions now");
+        continue;
+      }
+      if (opts.conservative) {
+        std::string why;
+        command probe;
+        if (!headroom_allows(room, c, cs, {i}, probe, *opts.conservative, why)) {
+          say(k, why);
+          continue;
+        }
+        remove_from_headroom(room, c, cs, i);
+      }
+      --it->second;
+      take.push_back(i);
+      saved += k.price;
+    }
+    if (!take.empty()) {
+      auto cmd = base_command(command_reason::empty, c, cs, take);
+      cmd.savings = saved;
+      cmd.decision = "delete " + std::to_string(take.size()) + " empty node(s) (" +
+                     join_names(cmd.nodes) + "); saving " + money(saved) + "/h";
+      out.method = "emptiness";
+      out.commands.push_back(std::move(cmd));
+      return out;
+    }
+  }
+
+  // 2. Drift (5.4): one command per pass, empty nodes first, then oldest.
+  {
+    std::vector<std::size_t> idx;
+    for (std::size_t i = 0; i < cs.all.size(); ++i)
+      if (!cs.all[i].drift.empty() && graceful(i, false)) idx.push_back(i);
+    std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+      const auto &x = cs.all[a], &y = cs.all[b];
+      if (x.empty != y.empty) return x.empty;
+      if (x.created_unix_ms != y.created_unix_ms) return x.created_unix_ms < y.created_unix_ms;
+      return x.name < y.name;
+    });
+    for (auto i : idx) {
+      const auto& k = cs.all[i];
+      if (budget_left(k.nodepool, reason::drifted) <= 0) {
+        say(k, "drifted (" + k.drift + ") but the disruption budget of NodePool " + k.nodepool +
+                   " allows no more Drifted disruptions now");
+        continue;
+      }
+      ++out.simulations;
+      auto sim = simulate(c, cs, {i}, opts.scheduling);
+      if (!sim.ok) {
+        say(k, "drifted (" + k.drift + ") but " + sim.failure);
+        continue;
+      }
+      auto cmd = base_command(command_reason::drifted, c, cs, {i});
+      cmd.replacements = std::move(sim.new_nodeclaims);
+      cmd.decision =
+          "replace drifted node " + k.name + " (" + k.drift + ")" +
+          (cmd.replacements.empty()
+               ? std::string(": its pods fit on other nodes")
+               : " with " + std::to_string(cmd.replacements.size()) +
+                     " new node(s) starting with " + type_name(c, cmd.replacements.front()));
+      out.method = "drift";
+      out.commands.push_back(std::move(cmd));
+      return out;
+    }
+  }
+
+  // Consolidation candidates (5.5): not empty (emptiness owns those), consolidatable, policy
+  // not WhenEmpty, known price.
+  std::vector<std::size_t> idx;
+  for (std::size_t i = 0; i < cs.all.size(); ++i) {
+    const auto& k = cs.all[i];
+    if (k.empty || !k.consolidatable || k.price <= 0) continue;
+    if (policy_of(c, k.nodepool) == "WhenEmpty") continue;
+    if (graceful(i, true)) idx.push_back(i);
+  }
+  sort_by_savings(idx, cs);
+
+  // 3. Multi-node consolidation (5.6): budget pre-filter, then binary search over the prefix.
+  {
+    std::vector<std::size_t> batchable;
+    std::map<std::string, int, std::less<>> allowed;
+    for (auto i : idx) {
+      const auto& k = cs.all[i];
+      auto it = allowed.find(k.nodepool);
+      if (it == allowed.end())
+        it = allowed.emplace(k.nodepool, budget_left(k.nodepool, reason::underutilized)).first;
+      if (it->second <= 0) continue;
+      --it->second;
+      batchable.push_back(i);
+    }
+    if (batchable.size() >= 2) {
+      std::size_t lo = 1, hi = std::min(batchable.size() - 1, opts.multi_node_max);
+      std::optional<command> best;
+      while (lo <= hi) {
+        std::size_t mid = (lo + hi) / 2;
+        std::vector<std::size_t> batch(batchable.begin(), batchable.begin() + mid + 1);
+        std::string why;
+        if (auto cmd = consolidate(p, batch, true, why)) {
+          best = std::move(cmd);
+          lo = mid + 1;
+        } else {
+          if (mid == 0) break;
+          hi = mid - 1;
+        }
+      }
+      if (best) {
+        out.method = "multi-node";
+        out.commands.push_back(std::move(*best));
+        return out;
+      }
+    }
+  }
+
+  // 4. Single-node consolidation (5.7): round-robin across NodePools, first valid move wins.
+  {
+    std::map<std::string, std::vector<std::size_t>, std::less<>> by_pool;
+    std::vector<std::string> pool_order;
+    for (auto i : idx) {
+      auto& v = by_pool[cs.all[i].nodepool];
+      if (v.empty()) pool_order.push_back(cs.all[i].nodepool);
+      v.push_back(i);
+    }
+    std::vector<std::size_t> order;
+    for (std::size_t round = 0; order.size() < idx.size(); ++round)
+      for (const auto& pool : pool_order)
+        if (round < by_pool[pool].size()) order.push_back(by_pool[pool][round]);
+    if (!order.empty())
+      std::rotate(
+          order.begin(),
+          order.begin() + static_cast<std::ptrdiff_t>(opts.single_node_start % order.size()),
+          order.end());
+    const std::size_t sims_before = out.simulations;
+    for (auto i : order) {
+      const auto& k = cs.all[i];
+      if (out.simulations - sims_before >= opts.single_node_max_simulations) break;
+      ++out.single_node_evaluated;
+      if (budget_left(k.nodepool, reason::underutilized) <= 0) {
+        say(k, "the disruption budget of NodePool " + k.nodepool +
+                   " allows no more Underutilized disruptions now");
+        continue;
+      }
+      std::string why;
+      if (auto cmd = consolidate(p, {i}, false, why)) {
+        out.method = "single-node";
+        out.commands.push_back(std::move(*cmd));
+        return out;
+      }
+      say(k, "not consolidated: " + why);
+    }
+  }
+  return out;
+}
+
+result<command> validate(const command& cmd, const cluster& newer, const planner_options& opts) {
+  auto cs = find_candidates(newer);
+  std::map<std::string, std::size_t, std::less<>> by_name;
+  for (std::size_t i = 0; i < cs.all.size(); ++i) by_name[cs.all[i].name] = i;
+
+  std::vector<std::size_t> batch;
+  for (const auto& n : cmd.nodes) {
+    auto it = by_name.find(n);
+    bool still = it != by_name.end();
+    if (still) {
+      const auto& k = cs.all[it->second];
+      switch (cmd.why) {
+        case command_reason::expired:
+          still = k.expired;
+          break;
+        case command_reason::empty:
+          still = k.blocked.empty() && k.empty && k.consolidatable;
+          break;
+        case command_reason::drifted:
+          still = k.blocked.empty() && !k.drift.empty();
+          break;
+        case command_reason::underutilized:
+          still = k.blocked.empty() && !k.empty && k.consolidatable;
+          break;
+      }
+    }
+    if (still) {
+      batch.push_back(it->second);
+    } else if (cmd.why != command_reason::empty) {
+      return make_error("churn", "node " + n + " is no longer a candidate for " +
+                                     std::string(to_string(cmd.why)));
+    }
+  }
+  if (batch.empty()) return make_error("churn", "none of the nodes is still a candidate");
+  if (cmd.why == command_reason::expired) return cmd;
+
+  // Budgets again: the command's nodes are not counted as disrupting yet.
+  reason r = cmd.why == command_reason::empty     ? reason::empty
+             : cmd.why == command_reason::drifted ? reason::drifted
+                                                  : reason::underutilized;
+  std::map<std::string, int, std::less<>> allowed;
+  std::vector<std::size_t> kept;
+  for (auto b : batch) {
+    const auto& pool = cs.all[b].nodepool;
+    auto it = allowed.find(pool);
+    if (it == allowed.end())
+      it = allowed.emplace(pool, cs.pools.at(pool).allowed(r, newer.now)).first;
+    if (it->second <= 0) {
+      if (cmd.why != command_reason::empty)
+        return make_error("budget", "the disruption budget of NodePool " + pool +
+                                        " no longer allows " + std::string(to_string(cmd.why)) +
+                                        " disruptions");
+      continue;
+    }
+    --it->second;
+    kept.push_back(b);
+  }
+  if (kept.empty())
+    return make_error("budget", "the disruption budgets no longer allow any of the nodes");
+  auto out = base_command(cmd.why, newer, cs, kept);
+  out.savings = cmd.savings;
+  out.decision = cmd.decision;
+  out.replacements = cmd.replacements;
+  if (cmd.why == command_reason::empty) {
+    if (kept.size() != cmd.nodes.size())
+      out.decision +=
+          " (" + std::to_string(cmd.nodes.size() - kept.size()) + " dropped at validation)";
+    return out;
+  }
+
+  auto sim = simulate(newer, cs, kept, opts.scheduling);
+  if (!sim.ok) return make_error("scheduling", sim.failure);
+  if (cmd.why == command_reason::drifted) {
+    out.replacements = std::move(sim.new_nodeclaims);
+    return out;
+  }
+  if (cmd.replacements.empty()) {
+    if (!sim.new_nodeclaims.empty())
+      return make_error("scheduling", "deleting the nodes would now need a new node");
+    return out;
+  }
+  if (sim.new_nodeclaims.size() != 1)
+    return make_error("scheduling", "the move would now need " +
+                                        std::to_string(sim.new_nodeclaims.size()) + " new nodes");
+  // The command's instance types must still all be possible (no price filtering here).
+  std::set<std::string> now_possible;
+  for (auto t : sim.new_nodeclaims.front().instance_types)
+    now_possible.insert(newer.state.instance_types[t].name);
+  for (const auto& rep : cmd.replacements)
+    for (auto t : rep.instance_types)
+      if (t >= newer.state.instance_types.size() ||
+          !now_possible.contains(newer.state.instance_types[t].name))
+        return make_error("scheduling", "the replacement's instance types no longer fit the pods");
+  return out;
+}
+
+}  // namespace kp::disruption
