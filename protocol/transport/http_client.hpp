@@ -19,14 +19,15 @@ class io_context;
 namespace kp::transport {
 
 struct client_options {
-  std::string ca_pem;                 // trusted CAs; empty means the system's default paths
-  bool insecure_skip_verify = false;  // only when explicitly asked for
+  std::string ca_pem;                  // trusted CAs; empty means the system's default paths
+  bool insecure_skip_verify = false;   // only when explicitly asked for
   std::string client_certificate_pem;  // optional client certificate (chain) and key
   std::string client_key_pem;
+  // Timeouts: zero means none.
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(10)};  // resolve+connect+TLS
   std::chrono::milliseconds request_timeout{std::chrono::seconds(60)};  // write + whole response
   std::chrono::milliseconds idle_timeout{std::chrono::seconds(90)};     // pooled connection reuse
-  std::size_t max_connections_per_host = 8;  // further requests queue
+  std::size_t max_connections_per_host = 8;                             // further requests queue
   double qps = 0;  // 0 = unlimited; otherwise a token bucket of `burst`
   int burst = 0;
   std::size_t body_limit = 512u << 20;
@@ -36,7 +37,8 @@ struct client_options {
 using response_result = result<http_response>;
 using response_callback = std::function<void(response_result)>;
 
-// A streaming response in progress; cancel() closes its connection.
+// A streaming response in progress; cancel() closes its connection. Dropping the handle does
+// not end the stream (the callbacks keep it alive until it ends); cancel() it.
 class http_stream {
  public:
   virtual ~http_stream() = default;
@@ -69,8 +71,14 @@ class http_client {
                                            stream_callbacks callbacks,
                                            std::chrono::milliseconds idle_timeout);
 
-  // Closes pooled connections and fails queued requests with "cancelled".
+  // Closes pooled connections and fails queued requests with "cancelled"; requests in flight
+  // finish, their connections are not reused. The client stays usable. The destructor also
+  // cancels requests in flight and open streams.
   void close();
+
+  // Whether the TLS settings (CA, client certificate) loaded; if not, every https request and
+  // stream fails with this error (code "tls").
+  status configured() const;
 
   // Connections currently open (pooled + busy), for metrics and tests.
   std::size_t open_connections() const;

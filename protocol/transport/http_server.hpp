@@ -48,14 +48,21 @@ struct server_options {
   std::string address = "127.0.0.1";
   std::uint16_t port = 0;  // 0 picks a free port
   std::optional<server_tls> tls;
-  std::chrono::milliseconds idle_timeout{std::chrono::seconds(60)};
-  std::chrono::milliseconds read_timeout{std::chrono::seconds(30)};
+  // Timeouts: zero means none.
+  std::chrono::milliseconds idle_timeout{std::chrono::seconds(60)};   // between requests
+  std::chrono::milliseconds read_timeout{std::chrono::seconds(30)};   // a request, once begun
+  std::chrono::milliseconds write_timeout{std::chrono::seconds(30)};  // each write to the client
+  // After stop(), sessions still busy are closed at the latest after this long.
+  std::chrono::milliseconds stop_grace{std::chrono::seconds(5)};
+  // Largest request body (413 beyond); also the most stream data buffered for a slow client
+  // before its connection is dropped.
   std::size_t body_limit = 256u << 20;
 };
 
 class http_server {
  public:
-  // The handler runs on the io_context's threads.
+  // The handler runs on the io_context's threads (on the connection's strand). A handler that
+  // throws gets a 500; one that drops the exchange without replying gets a 500 too.
   http_server(boost::asio::io_context& io, server_options options, request_handler handler);
   ~http_server();
   http_server(const http_server&) = delete;
@@ -65,8 +72,13 @@ class http_server {
   status start();
   // The bound port (after start()).
   std::uint16_t port() const;
-  // Stops accepting, closes idle connections, ends streams; in-flight replies may finish.
+  // Stops accepting, closes idle connections, ends streams; in-flight replies may finish (within
+  // stop_grace). Returns without waiting for sessions; safe to call twice and from any thread.
   void stop();
+  // Connections currently open, for tests and metrics.
+  std::size_t connections() const;
+  // Connections accepted since start(), for tests (keep-alive reuse) and metrics.
+  std::uint64_t accepted_connections() const;
 
  private:
   struct impl;

@@ -9,6 +9,8 @@
 
 namespace kp::transport {
 
+inline constexpr std::chrono::hours one_year{24 * 365};
+
 struct key_pair_pem {
   std::string certificate_pem;
   std::string private_key_pem;
@@ -19,7 +21,7 @@ class certificate_authority {
  public:
   // A fresh self-signed CA named `common_name`, valid for `lifetime`.
   static result<certificate_authority> create(const std::string& common_name,
-                                              std::chrono::hours lifetime = std::chrono::hours(24 * 365));
+                                              std::chrono::hours lifetime = one_year);
   // An existing CA from PEM.
   static result<certificate_authority> from_pem(const std::string& certificate_pem,
                                                 const std::string& private_key_pem);
@@ -31,13 +33,14 @@ class certificate_authority {
   // the chain (server then CA) so servers can send it whole.
   result<key_pair_pem> issue_server(const std::vector<std::string>& dns_names,
                                     const std::vector<std::string>& ip_addresses,
-                                    std::chrono::hours lifetime = std::chrono::hours(24 * 365)) const;
+                                    std::chrono::hours lifetime = one_year) const;
   // A client certificate with CN = common_name and O = each organization.
   result<key_pair_pem> issue_client(const std::string& common_name,
                                     const std::vector<std::string>& organizations,
-                                    std::chrono::hours lifetime = std::chrono::hours(24 * 365)) const;
+                                    std::chrono::hours lifetime = one_year) const;
   // Signs a PEM certificate signing request for client authentication; returns the certificate.
-  result<std::string> sign_client_csr(const std::string& csr_pem, std::chrono::hours lifetime) const;
+  result<std::string> sign_client_csr(const std::string& csr_pem,
+                                      std::chrono::hours lifetime) const;
 
  private:
   key_pair_pem ca_;

@@ -1,0 +1,270 @@
+// The server seen from a raw socket and from our client: limits, timeouts, ordering of
+// pipelined replies, handler mistakes, graceful stop.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <atomic>
+
+#include "test/protocol/transport/transport_fixture.hpp"
+
+namespace {
+
+using namespace kp::transport;
+using namespace kp::transport::testing;
+
+// A blocking loopback socket whose reads give up after a few seconds (so a test cannot hang).
+struct raw_client {
+  explicit raw_client(std::uint16_t port) {
+    fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    timeval tv{5, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(port);
+    connected = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  }
+  ~raw_client() { ::close(fd); }
+  void send_all(const std::string& data) {
+    std::size_t sent = 0;
+    while (sent < data.size()) {
+      auto n = ::send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) return;
+      sent += static_cast<std::size_t>(n);
+    }
+  }
+  // Reads until `done(received)` holds, EOF, or the receive timeout.
+  template <class F>
+  std::string read_until(F done) {
+    std::string received;
+    char buf[4096];
+    while (!done(received)) {
+      auto n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) {
+        eof = n == 0;
+        break;
+      }
+      received.append(buf, static_cast<std::size_t>(n));
+    }
+    return received;
+  }
+  int fd = -1;
+  bool connected = false;
+  bool eof = false;
+};
+
+TEST(TransportServer, ABodyOverTheLimitGets413) {
+  server_options options;
+  options.body_limit = 1000;
+  test_server server(echo_handler(), options);
+  io_runtime io;
+  http_client client(io.context(), {});
+  http_request request = get("/upload");
+  request.method = "POST";
+  request.body = std::string(5000, 'b');
+  auto r = send_and_wait(client, server.url(), request);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->status, 413);
+  // A body within the limit on a new request still works.
+  request.body = "small";
+  auto ok = send_and_wait(client, server.url(), request);
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(ok->status, 200);
+}
+
+TEST(TransportServer, PipelinedRepliesGoOutInRequestOrder) {
+  // The handler answers /second before /first; the wire must still carry /first first.
+  std::mutex mutex;
+  std::shared_ptr<http_exchange> first;
+  test_server server([&](http_request request, std::shared_ptr<http_exchange> exchange) {
+    std::lock_guard lock(mutex);
+    if (request.target == "/first") {
+      first = std::move(exchange);
+      return;
+    }
+    http_response second;
+    second.body = "second-body";
+    exchange->respond(std::move(second));
+    http_response r;
+    r.body = "first-body";
+    first->respond(std::move(r));
+  });
+  raw_client raw(server.server.port());
+  ASSERT_TRUE(raw.connected);
+  raw.send_all("GET /first HTTP/1.1\r\nHost: x\r\n\r\nGET /second HTTP/1.1\r\nHost: x\r\n\r\n");
+  auto wire = raw.read_until(
+      [](const std::string& s) { return s.find("second-body") != std::string::npos; });
+  auto a = wire.find("first-body");
+  auto b = wire.find("second-body");
+  ASSERT_NE(a, std::string::npos) << wire;
+  ASSERT_NE(b, std::string::npos) << wire;
+  EXPECT_LT(a, b);
+}
+
+TEST(TransportServer, AnIdleConnectionIsClosedAfterTheIdleTimeout) {
+  server_options options;
+  options.idle_timeout = std::chrono::milliseconds(100);
+  test_server server(echo_handler(), options);
+  raw_client raw(server.server.port());
+  ASSERT_TRUE(raw.connected);
+  const auto start = std::chrono::steady_clock::now();
+  raw.read_until([](const std::string&) { return false; });
+  EXPECT_TRUE(raw.eof);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+}
+
+TEST(TransportServer, AMalformedRequestGets400AndTheConnectionCloses) {
+  test_server server(echo_handler());
+  raw_client raw(server.server.port());
+  ASSERT_TRUE(raw.connected);
+  raw.send_all("THIS IS NOT HTTP\r\n\r\n");
+  auto wire = raw.read_until([](const std::string&) { return false; });
+  EXPECT_TRUE(wire.starts_with("HTTP/1.1 400")) << wire;
+  EXPECT_TRUE(raw.eof);
+}
+
+TEST(TransportServer, ARequestWhoseBodyNeverCompletesIsDroppedAfterTheReadTimeout) {
+  server_options options;
+  options.read_timeout = std::chrono::milliseconds(100);
+  std::atomic<int> handled{0};
+  test_server server(
+      [&](http_request, std::shared_ptr<http_exchange> exchange) {
+        ++handled;
+        exchange->respond({});
+      },
+      options);
+  raw_client raw(server.server.port());
+  ASSERT_TRUE(raw.connected);
+  raw.send_all("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab");
+  const auto start = std::chrono::steady_clock::now();
+  auto wire = raw.read_until([](const std::string&) { return false; });
+  EXPECT_TRUE(raw.eof);
+  EXPECT_EQ(wire, "");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+  EXPECT_EQ(handled, 0);
+}
+
+TEST(TransportServer, AClientAskingForCloseGetsItsReplyAndThenTheConnectionCloses) {
+  test_server server(echo_handler());
+  raw_client raw(server.server.port());
+  ASSERT_TRUE(raw.connected);
+  raw.send_all("GET /bye HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  auto wire = raw.read_until([](const std::string&) { return false; });
+  EXPECT_TRUE(raw.eof);
+  EXPECT_NE(wire.find("Connection: close"), std::string::npos) << wire;
+  EXPECT_NE(wire.find("GET /bye "), std::string::npos) << wire;
+}
+
+TEST(TransportServer, ExpectContinueIsAnsweredBeforeTheBodyIsRead) {
+  test_server server(echo_handler());
+  raw_client raw(server.server.port());
+  ASSERT_TRUE(raw.connected);
+  raw.send_all("PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n");
+  auto interim =
+      raw.read_until([](const std::string& s) { return s.find("\r\n\r\n") != std::string::npos; });
+  EXPECT_TRUE(interim.starts_with("HTTP/1.1 100 Continue")) << interim;
+  raw.send_all("body");
+  auto wire = raw.read_until(
+      [](const std::string& s) { return s.find("PUT /x body") != std::string::npos; });
+  EXPECT_NE(wire.find("200 OK"), std::string::npos) << wire;
+}
+
+TEST(TransportServer, AHandlerThatDropsTheExchangeStillAnswers500) {
+  test_server server([](http_request, std::shared_ptr<http_exchange>) {});
+  io_runtime io;
+  http_client client(io.context(), {});
+  auto r = send_and_wait(client, server.url(), get("/"));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->status, 500);
+}
+
+TEST(TransportServer, AHandlerThatThrowsAnswers500) {
+  test_server server([](http_request, std::shared_ptr<http_exchange>) -> void {
+    throw std::runtime_error("boom");
+  });
+  io_runtime io;
+  http_client client(io.context(), {});
+  auto r = send_and_wait(client, server.url(), get("/"));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->status, 500);
+}
+
+TEST(TransportServer, AHeadRequestGetsTheLengthButNoBody) {
+  test_server server([](http_request, std::shared_ptr<http_exchange> exchange) {
+    http_response r;
+    r.body = "twelve bytes";
+    exchange->respond(std::move(r));
+  });
+  io_runtime io;
+  http_client client(io.context(), {});
+  http_request request = get("/");
+  request.method = "HEAD";
+  auto r = send_and_wait(client, server.url(), request);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->header("content-length"), "12");
+  EXPECT_EQ(r->body, "");
+  // The connection is still usable afterwards.
+  auto again = send_and_wait(client, server.url(), get("/"));
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->body, "twelve bytes");
+  EXPECT_EQ(server.server.accepted_connections(), 1u);
+}
+
+TEST(TransportServer, StopClosesIdleConnectionsAndRefusesNewOnes) {
+  test_server server(echo_handler());
+  raw_client raw(server.server.port());
+  ASSERT_TRUE(raw.connected);
+  raw.send_all("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  auto first =
+      raw.read_until([](const std::string& s) { return s.find("GET / ") != std::string::npos; });
+  ASSERT_NE(first.find("200 OK"), std::string::npos) << first;
+  server.server.stop();
+  raw.read_until([](const std::string&) { return false; });
+  EXPECT_TRUE(raw.eof);
+  raw_client late(server.server.port());
+  EXPECT_FALSE(late.connected);
+}
+
+TEST(TransportServer, StopClosesAConnectionWhoseReplyNeverComesAfterTheGracePeriod) {
+  std::vector<std::shared_ptr<http_exchange>> held;
+  waiter arrived;
+  server_options options;
+  options.stop_grace = std::chrono::milliseconds(100);
+  test_server server(
+      [&](http_request, std::shared_ptr<http_exchange> exchange) {
+        arrived.update([&] { held.push_back(std::move(exchange)); });
+      },
+      options);
+  io_runtime io;
+  http_client client(io.context(), {});
+  auto promise = std::make_shared<std::promise<response_result>>();
+  client.send(server.url(), get("/"),
+              [promise](response_result r) { promise->set_value(std::move(r)); });
+  ASSERT_TRUE(arrived.wait([&] { return held.size() == 1; }));
+  server.server.stop();
+  auto f = promise->get_future();
+  ASSERT_EQ(f.wait_for(deadline), std::future_status::ready);
+  auto r = f.get();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "closed") << r.error().message;
+  std::lock_guard lock(arrived.mutex());
+  EXPECT_FALSE(held.front()->open());
+}
+
+TEST(TransportServer, StartFailsClearlyWhenThePortIsTaken) {
+  test_server first(echo_handler());
+  io_runtime io;
+  server_options options;
+  options.port = first.server.port();
+  http_server second(io.context(), options, echo_handler());
+  auto s = second.start();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, "bind");
+  EXPECT_NE(s.error().message.find(std::to_string(first.server.port())), std::string::npos);
+}
+
+}  // namespace
