@@ -1,0 +1,94 @@
+#include "actors/region/ownership_mark.hpp"
+
+#include <vector>
+
+namespace kp::actors::region {
+namespace {
+
+constexpr std::string_view prefix = "karpenter-proxmox:";
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+std::optional<ownership_mark> parse_line(std::string_view line) {
+  line = trim(line);
+  if (line.substr(0, prefix.size()) != prefix) return std::nullopt;
+  line.remove_prefix(prefix.size());
+  ownership_mark mark;
+  while (!line.empty()) {
+    line = trim(line);
+    auto eq = line.find('=');
+    if (eq == std::string_view::npos) return std::nullopt;
+    auto key = trim(line.substr(0, eq));
+    line.remove_prefix(eq + 1);
+    std::string_view value;
+    if (key == "affinity") {
+      // Its value holds commas: it takes the rest of the line.
+      value = trim(line);
+      line = {};
+    } else {
+      auto comma = line.find(',');
+      value = trim(line.substr(0, comma));
+      line = comma == std::string_view::npos ? std::string_view{} : line.substr(comma + 1);
+    }
+    if (value.empty()) return std::nullopt;
+    if (key == "cluster") {
+      mark.cluster = value;
+    } else if (key == "nodeclaim") {
+      mark.nodeclaim = value;
+    } else if (key == "nodepool") {
+      mark.nodepool = value;
+    } else if (key == "affinity") {
+      mark.affinity = value;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (mark.cluster.empty() || mark.nodeclaim.empty()) return std::nullopt;
+  return mark;
+}
+
+}  // namespace
+
+std::string format_ownership_mark(const ownership_mark& mark) {
+  // Built by append: GCC 12 warns falsely (-Warray-bounds) on chained operator+ here.
+  std::string s(prefix);
+  s.append(" cluster=").append(mark.cluster);
+  s.append(", nodeclaim=").append(mark.nodeclaim);
+  s.append(", nodepool=").append(mark.nodepool);
+  if (!mark.affinity.empty()) s.append(", affinity=").append(mark.affinity);
+  return s;
+}
+
+std::optional<ownership_mark> parse_ownership_mark(std::string_view description) {
+  while (!description.empty()) {
+    auto nl = description.find('\n');
+    auto line = description.substr(0, nl);
+    if (auto m = parse_line(line)) return m;
+    if (nl == std::string_view::npos) break;
+    description.remove_prefix(nl + 1);
+  }
+  return std::nullopt;
+}
+
+bool is_go_provider_description(std::string_view description) {
+  return trim(description).substr(0, 26) == "Karpenter managed instance";
+}
+
+std::string description_affinity(std::string_view description) {
+  if (auto m = parse_ownership_mark(description)) return m->affinity;
+  if (!is_go_provider_description(description)) return {};
+  auto at = description.find("affinity=");
+  if (at == std::string_view::npos) return {};
+  auto rest = description.substr(at + 9);
+  return std::string(trim(rest.substr(0, rest.find('\n'))));
+}
+
+}  // namespace kp::actors::region

@@ -1,0 +1,43 @@
+#pragma once
+// The region actor: one per Proxmox cluster. Owns the inventory (hosts, topology, VMs, templates,
+// storages), VMID allocation, placement and at most `max_in_flight` Proxmox operations at once
+// (the rest queue, depth exported as karpenter_proxmox_actor_queue_depth). Answers the
+// protocol::region_actor interface. Proxmox calls complete on the io_context's threads and come
+// back to the actor as messages; timers come from the actor clock.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <caf/fwd.hpp>
+
+#include "protocol/proxmox/client.hpp"
+#include "protocol/region_messages.hpp"
+
+namespace prometheus {
+class Registry;
+}
+
+namespace kp::actors::region {
+
+struct region_settings {
+  std::string region;                // the name in providerIDs (proxmox://<region>/<vmid>)
+  std::string cluster_name;          // CLUSTER_NAME: whose marks are ours
+  std::uint32_t first_vmid = 20000;  // PROXMOX_VMID
+  std::size_t max_in_flight = 8;     // PROXMOX_MAX_INFLIGHT
+  std::chrono::milliseconds refresh_interval{std::chrono::minutes(1)};
+  std::chrono::seconds vmid_quarantine{std::chrono::minutes(5)};
+  proxmox::task_wait_options clone_wait;  // clone, config, delete
+  proxmox::task_wait_options start_wait;  // start and stop
+  // Root (ticket) credentials may set the root-only `affinity`; a token writes the plan into
+  // the description instead.
+  bool can_set_affinity = false;
+  prometheus::Registry* metrics = nullptr;  // optional
+};
+
+// Spawns the actor. `client` must outlive it; `io` runs the client's completions.
+protocol::region_actor spawn_region_actor(caf::actor_system& system,
+                                          std::shared_ptr<proxmox::client> client,
+                                          region_settings settings);
+
+}  // namespace kp::actors::region

@@ -1,0 +1,151 @@
+#pragma once
+// The region actor's typed interface (one actor per Proxmox cluster): launch and delete VMs for
+// NodeClaims, list the VMs this cluster owns (for the garbage collector) and report the
+// inventory (for readiness). Kept apart from messages.hpp so parts merge without conflicts.
+// Errors are values inside the replies (code + message), never CAF errors, so callers can tell
+// "no capacity" from "template missing" from a Proxmox failure.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <caf/atom.hpp>
+#include <caf/meta/type_name.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+namespace kp::protocol {
+
+using launch_atom = caf::atom_constant<caf::atom("launch")>;
+using vm_delete_atom = caf::atom_constant<caf::atom("vmdelete")>;
+using list_owned_atom = caf::atom_constant<caf::atom("listowned")>;
+using inventory_atom = caf::atom_constant<caf::atom("inventory")>;
+using refresh_atom = caf::atom_constant<caf::atom("refresh")>;
+
+// Error codes in replies: "no_capacity" (message: the placement reason per host),
+// "template_missing", "proxmox" (message: the Proxmox error code and text), "invalid_request".
+struct region_error {
+  std::string code;
+  std::string message;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, region_error& x) {
+  return f(caf::meta::type_name("region_error"), x.code, x.message);
+}
+
+struct launch_request {
+  std::string nodeclaim;  // VM name and the mark's nodeclaim=
+  std::string nodepool;
+  std::string cluster_name;  // the mark's cluster=
+  std::string instance_type;
+  int vcpus = 1;
+  std::uint64_t memory_mib = 1024;
+  std::uint64_t disk_gib = 0;      // 0: keep the template's disk
+  std::vector<std::string> zones;  // allowed hosts; empty = any
+  std::vector<std::string> excluded_zones;
+  std::string template_name;
+  std::string strategy = "Balanced";  // placement::parse_strategy spelling
+  int min_free_cpu = 0;
+  std::uint64_t min_free_memory_mib = 0;
+  bool static_cpu_policy = false;  // NODE_POLICY=static: pin CPUs and bind NUMA nodes
+  std::vector<std::string> tags;   // "karpenter" is always added
+  std::string iso;                 // NoCloud ISO bytes; empty = no CD-ROM
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, launch_request& x) {
+  return f(caf::meta::type_name("launch_request"), x.nodeclaim, x.nodepool, x.cluster_name,
+           x.instance_type, x.vcpus, x.memory_mib, x.disk_gib, x.zones, x.excluded_zones,
+           x.template_name, x.strategy, x.min_free_cpu, x.min_free_memory_mib, x.static_cpu_policy,
+           x.tags, x.iso);
+}
+
+struct launch_reply {
+  bool ok = false;
+  region_error error;
+  std::string region;
+  std::string zone;  // the Proxmox host
+  std::uint32_t vmid = 0;
+  std::string provider_id;  // proxmox://<region>/<vmid>
+  bool adopted = false;     // the VM existed already (same NodeClaim, our mark)
+  std::string affinity;     // host CPUs under the static policy ("" otherwise)
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, launch_reply& x) {
+  return f(caf::meta::type_name("launch_reply"), x.ok, x.error, x.region, x.zone, x.vmid,
+           x.provider_id, x.adopted, x.affinity);
+}
+
+// Either vmid (non-zero) or nodeclaim names the VM.
+struct delete_request {
+  std::uint32_t vmid = 0;
+  std::string nodeclaim;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, delete_request& x) {
+  return f(caf::meta::type_name("delete_request"), x.vmid, x.nodeclaim);
+}
+
+struct delete_reply {
+  bool ok = false;
+  region_error error;
+  bool already_gone = false;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, delete_reply& x) {
+  return f(caf::meta::type_name("delete_reply"), x.ok, x.error, x.already_gone);
+}
+
+// A VM the garbage collector may consider. `collectable` is false for VMs made by the Go
+// provider (no mark, description "Karpenter managed instance..."): adopt, never collect.
+struct owned_vm {
+  std::string nodeclaim;
+  std::string nodepool;
+  std::uint32_t vmid = 0;
+  std::string zone;
+  std::string provider_id;
+  std::string status;             // running, stopped, unknown
+  std::int64_t created_unix = 0;  // from meta ctime; 0 when unknown
+  bool collectable = true;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, owned_vm& x) {
+  return f(caf::meta::type_name("owned_vm"), x.nodeclaim, x.nodepool, x.vmid, x.zone, x.provider_id,
+           x.status, x.created_unix, x.collectable);
+}
+
+struct region_inventory {
+  std::string region;
+  bool refreshed = false;  // at least one refresh succeeded
+  std::string detail;      // the last refresh error, "" when fine
+  std::vector<std::string> hosts_online;
+  std::vector<std::string> hosts_offline;
+  std::map<std::string, std::vector<std::string>> templates;  // host -> template names
+  std::uint32_t vms = 0;
+  std::uint32_t in_flight = 0;
+  std::uint32_t queued = 0;
+  std::uint32_t peak_in_flight = 0;  // the most operations ever in flight at once
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, region_inventory& x) {
+  return f(caf::meta::type_name("region_inventory"), x.region, x.refreshed, x.detail,
+           x.hosts_online, x.hosts_offline, x.templates, x.vms, x.in_flight, x.queued,
+           x.peak_in_flight);
+}
+
+// One per Proxmox cluster. refresh_atom re-reads the inventory now (it also runs on a timer and
+// after each create/delete).
+using region_actor =
+    caf::typed_actor<caf::replies_to<launch_atom, launch_request>::with<launch_reply>,
+                     caf::replies_to<vm_delete_atom, delete_request>::with<delete_reply>,
+                     caf::replies_to<list_owned_atom>::with<std::vector<owned_vm>>,
+                     caf::replies_to<inventory_atom>::with<region_inventory>,
+                     caf::reacts_to<refresh_atom>>;
+
+}  // namespace kp::protocol

@@ -1,0 +1,571 @@
+// The region actor against pve-sim started as a real process: concurrent launches, the call
+// budget per VM, adoption, deletes, the in-flight limit, cleanup after a failed config call,
+// CPU pinning with root and with a token, a restart that rebuilds pinning, and foreign VMs.
+// Runs CAF's normal scheduler and one io thread (the client's completions come back to the
+// actor as messages); waits are bounded request timeouts, never sleeps.
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <set>
+#include <sstream>
+
+#include <caf/all.hpp>
+
+#include "actors/region/ownership_mark.hpp"
+#include "actors/region/region_actor.hpp"
+#include "core/cloudinit/nocloud_iso.hpp"
+#include "core/placement/cpu_set.hpp"
+#include "protocol/transport/http_client.hpp"
+#include "protocol/transport/io_runtime.hpp"
+
+namespace kp::actors::region {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using namespace kp::protocol;
+
+std::string sim_binary() {
+  const char* dir = std::getenv("KP_BIN_DIR");
+  return dir ? (fs::path(dir) / "pve-sim").string() : std::string();
+}
+
+// pve-sim as a child process; it prints its base URL on the first line.
+class sim_process {
+ public:
+  status start() {
+    std::string pattern = (fs::temp_directory_path() / "kp-region-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) return make_error("io", "mkdtemp failed");
+    dir_ = pattern;
+    std::string ca = (dir_ / "ca.pem").string();
+    int out[2];
+    if (pipe(out) != 0) return make_error("io", "pipe failed");
+    pid_ = fork();
+    if (pid_ < 0) return make_error("io", "fork failed");
+    if (pid_ == 0) {
+      dup2(out[1], STDOUT_FILENO);
+      close(out[0]);
+      close(out[1]);
+      std::string bin = sim_binary();
+      execl(bin.c_str(), bin.c_str(), "--listen", "127.0.0.1:0", "--ca-out", ca.c_str(),
+            "--time-scale", "0.2", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(out[1]);
+    fd_ = out[0];
+    std::string text;
+    auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (text.find('\n') == std::string::npos) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left <= 0ms) return make_error("timeout", "pve-sim printed no URL in 30 s");
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+      char buf[256];
+      auto n = read(fd_, buf, sizeof buf);
+      if (n <= 0) return make_error("io", "pve-sim exited before printing its URL");
+      text.append(buf, static_cast<std::size_t>(n));
+    }
+    url_ = text.substr(0, text.find('\n'));
+    std::ifstream in(ca);
+    std::stringstream s;
+    s << in.rdbuf();
+    ca_ = s.str();
+    return {};
+  }
+  ~sim_process() {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      int st = 0;
+      waitpid(pid_, &st, 0);
+    }
+    if (fd_ >= 0) close(fd_);
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+  std::string url_;
+  std::string ca_;
+
+ private:
+  pid_t pid_ = -1;
+  int fd_ = -1;
+  fs::path dir_;
+};
+
+template <class T, class Start>
+result<T> await(Start start) {
+  auto done = std::make_shared<std::promise<result<T>>>();
+  auto future = done->get_future();
+  start([done](result<T> r) { done->set_value(std::move(r)); });
+  if (future.wait_for(30s) != std::future_status::ready) return make_error("test_timeout", "");
+  return future.get();
+}
+
+class RegionActorSim : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(sim_binary())) {
+      GTEST_SKIP() << "pve-sim is not built (looked for " << sim_binary()
+                   << "; it comes from sim/pve and cmd/pve-sim)";
+    }
+    auto started = sim_.start();
+    ASSERT_TRUE(started.ok()) << started.error().message;
+    io_ = std::make_unique<transport::io_runtime>(1);
+    cfg_.set("scheduler.max-threads", 2);
+    sys_ = std::make_unique<caf::actor_system>(cfg_);
+    auto iso = cloudinit::write_nocloud_iso({"#cloud-config\n", "instance-id: x\n", {}, {}});
+    ASSERT_TRUE(iso.ok());
+    iso_ = *iso;
+  }
+  void TearDown() override {
+    for (auto& a : actors_) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    actors_.clear();
+    for (auto& c : clients_) c->close();
+    io_.reset();  // joins the io thread; pending handlers (and their actor handles) go away
+    clients_.clear();
+    sys_.reset();
+  }
+
+  std::shared_ptr<proxmox::client> client(bool root) {
+    proxmox::client_settings s;
+    s.url = sim_.url_;
+    s.transport.ca_pem = sim_.ca_;
+    s.transport.request_timeout = 20s;
+    if (root) {
+      s.credentials = proxmox::password_credentials{"root@pam", "pve-sim-root"};
+    } else {
+      s.credentials = proxmox::token_credentials{"kubernetes@pve!karpenter",
+                                                 "5e1f0a7c-0d1e-4c2a-9b3f-6a7d8e9f0a1b"};
+    }
+    auto c = std::make_shared<proxmox::client>(io_->context(), s);
+    clients_.push_back(c);
+    return c;
+  }
+
+  region_actor spawn(bool root = false, std::size_t in_flight = 8,
+                     std::string cluster = "test-cluster") {
+    region_settings s;
+    s.region = "pve-sim";
+    s.cluster_name = std::move(cluster);
+    s.max_in_flight = in_flight;
+    s.refresh_interval = 30s;
+    s.can_set_affinity = root;
+    s.clone_wait.initial_interval = 20ms;
+    s.clone_wait.max_interval = 200ms;
+    s.clone_wait.timeout = 60s;
+    s.start_wait = s.clone_wait;
+    auto a = spawn_region_actor(*sys_, client(root), s);
+    actors_.push_back(a);
+    return a;
+  }
+
+  launch_request request(const std::string& name, bool with_iso = true) {
+    launch_request r;
+    r.nodeclaim = name;
+    r.nodepool = "default";
+    r.cluster_name = "test-cluster";
+    r.instance_type = "c2-m4";
+    r.vcpus = 2;
+    r.memory_mib = 2048;
+    r.template_name = "k8s-template";
+    r.tags = {"team-a"};
+    if (with_iso) r.iso = iso_;
+    return r;
+  }
+
+  launch_reply launch(region_actor a, launch_request r) {
+    caf::scoped_actor self{*sys_};
+    launch_reply out;
+    out.error = {"test", "no reply"};
+    self->request(a, 120s, launch_atom::value, std::move(r))
+        .receive([&](launch_reply& reply) { out = std::move(reply); },
+                 [&](caf::error& e) {
+                   out.error = {"caf", sys_->render(e)};
+                 });
+    return out;
+  }
+  delete_reply remove(region_actor a, delete_request r) {
+    caf::scoped_actor self{*sys_};
+    delete_reply out;
+    out.error = {"test", "no reply"};
+    self->request(a, 120s, vm_delete_atom::value, r)
+        .receive([&](delete_reply& reply) { out = std::move(reply); },
+                 [&](caf::error& e) {
+                   out.error = {"caf", sys_->render(e)};
+                 });
+    return out;
+  }
+  std::vector<owned_vm> owned(region_actor a) {
+    caf::scoped_actor self{*sys_};
+    std::vector<owned_vm> out;
+    self->request(a, 60s, list_owned_atom::value)
+        .receive([&](std::vector<owned_vm>& v) { out = std::move(v); },
+                 [&](caf::error& e) { ADD_FAILURE() << sys_->render(e); });
+    return out;
+  }
+  region_inventory inventory(region_actor a) {
+    caf::scoped_actor self{*sys_};
+    region_inventory out;
+    self->request(a, 60s, inventory_atom::value)
+        .receive([&](region_inventory& v) { out = std::move(v); },
+                 [&](caf::error& e) { ADD_FAILURE() << sys_->render(e); });
+    return out;
+  }
+
+  proxmox::vm_config config_of(const std::string& node, std::uint32_t vmid) {
+    auto c =
+        await<proxmox::vm_config>([&](auto cb) { clients_.front()->vm_config(node, vmid, cb); });
+    EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
+    return c.ok() ? *c : proxmox::vm_config{};
+  }
+  // A VM made behind the actor's back (another controller, the Go provider, a person).
+  void clone_directly(std::uint32_t vmid, const std::string& name, const std::string& description) {
+    proxmox::clone_request c;
+    c.node = "pve1";
+    c.source_vmid = 9001;
+    c.new_vmid = vmid;
+    c.name = name;
+    c.description = description;
+    c.full = false;
+    auto task = await<proxmox::upid>([&](auto cb) { clients_.front()->clone_vm(c, cb); });
+    ASSERT_TRUE(task.ok()) << task.error().message;
+    proxmox::task_wait_options w;
+    w.initial_interval = 20ms;
+    auto done =
+        await<proxmox::task_status>([&](auto cb) { clients_.front()->wait_task(*task, w, cb); });
+    ASSERT_TRUE(done.ok()) << done.error().message;
+  }
+  std::vector<proxmox::cluster_resource> vms() {
+    auto r = await<std::vector<proxmox::cluster_resource>>(
+        [&](auto cb) { clients_.front()->cluster_resources(proxmox::resource_type::vm, cb); });
+    EXPECT_TRUE(r.ok());
+    return r.ok() ? *r : std::vector<proxmox::cluster_resource>{};
+  }
+
+  result<transport::http_response> sim_call(const std::string& method, const std::string& target,
+                                            const std::string& body = "") {
+    transport::client_options o;
+    o.ca_pem = sim_.ca_;
+    transport::http_client http(io_->context(), o);
+    transport::http_request req;
+    req.method = method;
+    req.target = target;
+    req.headers.emplace_back("Content-Type", "application/json");
+    req.body = body;
+    return await<transport::http_response>([&](auto cb) { http.send(sim_.url_, req, cb); });
+  }
+  // Requests per "METHOD path" from /sim/v1/stats.
+  std::map<std::string, std::int64_t> stats() {
+    std::map<std::string, std::int64_t> out;
+    auto r = sim_call("GET", "/sim/v1/stats");
+    EXPECT_TRUE(r.ok());
+    if (!r.ok()) return out;
+    auto v = boost::json::parse(r->body);
+    for (const auto& e : v.at("requests").as_array()) {
+      auto key =
+          std::string(e.at("method").as_string()) + " " + std::string(e.at("path").as_string());
+      out[key] += e.at("count").to_number<std::int64_t>();
+    }
+    return out;
+  }
+  // Writes made for VM creation (GETs are inventory refreshes and task polls).
+  static std::int64_t writes(const std::map<std::string, std::int64_t>& s) {
+    std::int64_t n = 0;
+    for (const auto& [k, c] : s) {
+      if (k.rfind("GET ", 0) != 0 && k.find("/access/ticket") == std::string::npos) n += c;
+    }
+    return n;
+  }
+
+  sim_process sim_;
+  std::unique_ptr<transport::io_runtime> io_;
+  caf::actor_system_config cfg_;
+  std::unique_ptr<caf::actor_system> sys_;
+  std::vector<std::shared_ptr<proxmox::client>> clients_;
+  std::vector<region_actor> actors_;
+  std::string iso_;
+};
+
+TEST_F(RegionActorSim, ThreeConcurrentLaunchesMakeThreeRunningMarkedVmsWithinTheCallBudget) {
+  auto a = spawn();
+  ASSERT_TRUE(inventory(a).refreshed);
+  auto before = stats();
+  caf::scoped_actor self{*sys_};
+  std::vector<launch_reply> replies(3);
+  std::vector<caf::response_handle<caf::blocking_actor, caf::detail::type_list<launch_reply>, true>>
+      handles;
+  for (int i = 0; i < 3; ++i) {
+    handles.push_back(
+        self->request(a, 120s, launch_atom::value, request("pool-a-" + std::to_string(i))));
+  }
+  for (int i = 0; i < 3; ++i) {
+    handles[i].receive([&](launch_reply& r) { replies[i] = r; },
+                       [&](caf::error& e) { FAIL() << sys_->render(e); });
+  }
+  std::set<std::uint32_t> ids;
+  for (int i = 0; i < 3; ++i) {
+    const auto& r = replies[i];
+    ASSERT_TRUE(r.ok) << r.error.code << ": " << r.error.message;
+    ids.insert(r.vmid);
+    EXPECT_EQ(r.provider_id, "proxmox://pve-sim/" + std::to_string(r.vmid));
+    auto c = config_of(r.zone, r.vmid);
+    auto mark = parse_ownership_mark(c.description.value_or(""));
+    ASSERT_TRUE(mark.has_value()) << c.description.value_or("<none>");
+    EXPECT_EQ(mark->cluster, "test-cluster");
+    EXPECT_EQ(mark->nodeclaim, "pool-a-" + std::to_string(i));
+    EXPECT_EQ(c.name.value_or(""), "pool-a-" + std::to_string(i));
+    EXPECT_NE(std::find(c.tags.begin(), c.tags.end(), "karpenter"), c.tags.end());
+    EXPECT_NE(std::find(c.tags.begin(), c.tags.end(), "team-a"), c.tags.end());
+    ASSERT_TRUE(c.smbios.has_value());
+    EXPECT_EQ(c.smbios->sku, "c2-m4");
+    ASSERT_EQ(c.nets.count(0), 1u);
+    EXPECT_EQ(c.nets.at(0).queues.value_or(0), 2u);
+    ASSERT_EQ(c.drives.count("ide2"), 1u);
+    EXPECT_NE(c.drives.at("ide2").volume.find(":iso/user-data-"), std::string::npos);
+    EXPECT_EQ(c.cores.value_or(0), 2u);
+    auto st = await<proxmox::vm_status>(
+        [&](auto cb) { clients_.front()->vm_status(r.zone, r.vmid, cb); });
+    ASSERT_TRUE(st.ok());
+    EXPECT_EQ(st->status, "running");
+  }
+  EXPECT_EQ(ids.size(), 3u);
+  for (auto id : ids) EXPECT_GE(id, 20000u);
+  auto made = writes(stats()) - writes(before);
+  EXPECT_LE(made, 3 * 6) << "more than 6 requests per VM";
+  EXPECT_EQ(made, 3 * 4) << "clone, upload, config, start per VM";
+}
+
+TEST_F(RegionActorSim, LaunchingTheSameNodeClaimTwiceAdoptsTheFirstVm) {
+  auto a = spawn();
+  auto first = launch(a, request("adopt-me"));
+  ASSERT_TRUE(first.ok) << first.error.message;
+  auto before = writes(stats());
+  auto second = launch(a, request("adopt-me"));
+  ASSERT_TRUE(second.ok) << second.error.message;
+  EXPECT_TRUE(second.adopted);
+  EXPECT_EQ(second.vmid, first.vmid);
+  EXPECT_EQ(writes(stats()), before) << "adoption clones nothing";
+  // A new actor (a restarted controller) adopts it from the inventory too.
+  auto b = spawn();
+  auto third = launch(b, request("adopt-me"));
+  EXPECT_TRUE(third.adopted);
+  EXPECT_EQ(third.vmid, first.vmid);
+}
+
+TEST_F(RegionActorSim, DeletesARunningVmAndItsIsoAndCallsAMissingVmGone) {
+  auto a = spawn();
+  auto vm = launch(a, request("to-delete"));
+  ASSERT_TRUE(vm.ok) << vm.error.message;
+  auto volid = config_of(vm.zone, vm.vmid).drives.at("ide2").volume;
+  auto d = remove(a, {vm.vmid, ""});
+  ASSERT_TRUE(d.ok) << d.error.message;
+  EXPECT_FALSE(d.already_gone);
+  for (const auto& r : vms()) EXPECT_NE(r.vmid, vm.vmid);
+  auto content = await<std::vector<proxmox::storage_content>>([&](auto cb) {
+    clients_.front()->storage_content(vm.zone, volid.substr(0, volid.find(':')), "iso", cb);
+  });
+  ASSERT_TRUE(content.ok());
+  for (const auto& c : *content) EXPECT_NE(c.volid, volid) << "the ISO was left behind";
+  auto again = remove(a, {vm.vmid, ""});
+  EXPECT_TRUE(again.ok);
+  EXPECT_TRUE(again.already_gone);
+  auto by_name = remove(a, {0, "never-existed"});
+  EXPECT_TRUE(by_name.ok);
+  EXPECT_TRUE(by_name.already_gone);
+}
+
+TEST_F(RegionActorSim, NeverMoreThanTheCreditLimitInFlight) {
+  auto a = spawn(false, 2);
+  caf::scoped_actor self{*sys_};
+  std::vector<caf::response_handle<caf::blocking_actor, caf::detail::type_list<launch_reply>, true>>
+      handles;
+  for (int i = 0; i < 5; ++i) {
+    handles.push_back(
+        self->request(a, 120s, launch_atom::value, request("limited-" + std::to_string(i), false)));
+  }
+  auto during = inventory(a);
+  EXPECT_LE(during.in_flight, 2u);
+  EXPECT_EQ(during.in_flight + during.queued, 5u);
+  for (auto& h : handles) {
+    h.receive([&](launch_reply& r) { EXPECT_TRUE(r.ok) << r.error.message; },
+              [&](caf::error& e) { FAIL() << sys_->render(e); });
+  }
+  auto after = inventory(a);
+  EXPECT_EQ(after.peak_in_flight, 2u);
+  EXPECT_EQ(after.in_flight + after.queued, 0u);
+  EXPECT_EQ(stats()["POST /nodes/{node}/qemu/{vmid}/clone"], 5);
+}
+
+TEST_F(RegionActorSim, AFailingConfigCallLeavesNoVmBehind) {
+  auto a = spawn();
+  ASSERT_TRUE(inventory(a).refreshed);
+  auto f = sim_call("PUT", "/sim/v1/faults",
+                    R"({"errors":[{"path":"/nodes/{node}/qemu/{vmid}/config","method":"POST",)"
+                    R"("rate":1.0,"status":500,"message":"injected","count":1}]})");
+  ASSERT_TRUE(f.ok() && f->status == 200);
+  auto r = launch(a, request("doomed"));
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error.code, "proxmox");
+  for (const auto& vm : vms()) EXPECT_NE(vm.name, "doomed");
+  EXPECT_TRUE(owned(a).empty());
+}
+
+TEST_F(RegionActorSim, NoCapacityAndAMissingTemplateAreTypedErrors) {
+  auto a = spawn();
+  auto big = request("too-big", false);
+  big.vcpus = 64;
+  auto r = launch(a, big);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error.code, "no_capacity");
+  EXPECT_NE(r.error.message.find("pve1"), std::string::npos) << r.error.message;
+  auto t = request("no-template", false);
+  t.template_name = "missing-template";
+  r = launch(a, t);
+  EXPECT_EQ(r.error.code, "template_missing");
+}
+
+std::vector<int> cpus_of(const proxmox::vm_config& c) {
+  std::vector<int> out;
+  if (c.affinity) {
+    for (auto x : *c.affinity) out.push_back(static_cast<int>(x));
+  } else if (c.description) {
+    auto plan = description_affinity(*c.description);
+    if (auto s = kp::placement::cpu_set::parse(plan)) out = s->members();
+  }
+  return out;
+}
+
+TEST_F(RegionActorSim, StaticPolicyWithRootPinsDisjointCpusAndARestartKeepsThemDisjoint) {
+  auto a = spawn(true);
+  std::vector<launch_reply> made;
+  for (int i = 0; i < 2; ++i) {
+    auto r = request("pinned-" + std::to_string(i), false);
+    r.static_cpu_policy = true;
+    r.vcpus = 4;
+    r.zones = {"pve1"};
+    made.push_back(launch(a, r));
+    ASSERT_TRUE(made.back().ok) << made.back().error.message;
+  }
+  // A new actor over the same Proxmox rebuilds the allocations from the VM configs.
+  caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  auto b = spawn(true);
+  auto r = request("pinned-2", false);
+  r.static_cpu_policy = true;
+  r.vcpus = 4;
+  r.zones = {"pve1"};
+  made.push_back(launch(b, r));
+  ASSERT_TRUE(made.back().ok) << made.back().error.message;
+  std::set<int> seen;
+  for (const auto& m : made) {
+    EXPECT_EQ(m.zone, "pve1");
+    auto c = config_of(m.zone, m.vmid);
+    ASSERT_TRUE(c.affinity.has_value()) << "root sets affinity";
+    EXPECT_TRUE(c.numa.value_or(false));
+    EXPECT_FALSE(c.numa_nodes.empty());
+    auto cpus = cpus_of(c);
+    EXPECT_EQ(cpus.size(), 4u);
+    std::string listed;
+    for (int cpu : cpus) listed += std::to_string(cpu) + " ";
+    SCOPED_TRACE("vm " + std::to_string(m.vmid) + ": " + listed);
+    for (int cpu : cpus) EXPECT_TRUE(seen.insert(cpu).second) << "CPU " << cpu << " pinned twice";
+  }
+}
+
+TEST_F(RegionActorSim, StaticPolicyWithATokenWritesThePlanIntoTheDescription) {
+  auto a = spawn(false);
+  std::set<int> seen;
+  for (int i = 0; i < 2; ++i) {
+    auto r = request("token-pinned-" + std::to_string(i), false);
+    r.static_cpu_policy = true;
+    r.vcpus = 2;
+    r.zones = {"pve2"};
+    auto reply = launch(a, r);
+    ASSERT_TRUE(reply.ok) << reply.error.message;
+    auto c = config_of(reply.zone, reply.vmid);
+    EXPECT_FALSE(c.affinity.has_value()) << "a token cannot set affinity";
+    auto plan = description_affinity(c.description.value_or(""));
+    EXPECT_EQ(plan, reply.affinity);
+    auto cpus = cpus_of(c);
+    EXPECT_EQ(cpus.size(), 2u);
+    SCOPED_TRACE("vm " + std::to_string(reply.vmid) + ": " + c.description.value_or("") +
+                 " numa0: " + c.raw["numa0"]);
+    for (int cpu : cpus) EXPECT_TRUE(seen.insert(cpu).second);
+  }
+}
+
+TEST_F(RegionActorSim, AnotherClustersVmsAreNeverListedAsOurs) {
+  auto other = spawn(false, 8, "other-cluster");
+  auto theirs = request("their-node", false);
+  auto t = launch(other, theirs);
+  ASSERT_TRUE(t.ok) << t.error.message;
+  auto ours = spawn(false, 8, "test-cluster");
+  auto o = launch(ours, request("our-node", false));
+  ASSERT_TRUE(o.ok) << o.error.message;
+  auto list = owned(ours);
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0].nodeclaim, "our-node");
+  EXPECT_EQ(list[0].vmid, o.vmid);
+  EXPECT_TRUE(list[0].collectable);
+  // Deleting by NodeClaim name never touches the other cluster's VM of that name.
+  auto d = remove(ours, {0, "their-node"});
+  EXPECT_TRUE(d.already_gone);
+  bool still_there = false;
+  for (const auto& vm : vms()) still_there |= vm.vmid == t.vmid;
+  EXPECT_TRUE(still_there);
+}
+
+TEST_F(RegionActorSim, AVmidTakenBehindTheActorsBackMakesTheCloneTryTheNextId) {
+  auto a = spawn();
+  ASSERT_TRUE(inventory(a).refreshed);
+  clone_directly(20000, "someone-else", "made by hand");
+  auto r = launch(a, request("after-conflict", false));
+  ASSERT_TRUE(r.ok) << r.error.code << ": " << r.error.message;
+  EXPECT_EQ(r.vmid, 20001u);
+}
+
+TEST_F(RegionActorSim, GoProviderVmsAreListedForAdoptionButNeverCollectable) {
+  auto a = spawn();
+  ASSERT_TRUE(inventory(a).refreshed);
+  clone_directly(30000, "legacy-node",
+                 "Karpenter managed instance, class=default, capacity-type=on-demand");
+  clone_directly(30001, "hand-made", "made by hand");
+  caf::anon_send(a, refresh_atom::value);
+  auto list = owned(a);
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0].nodeclaim, "legacy-node");
+  EXPECT_EQ(list[0].vmid, 30000u);
+  EXPECT_FALSE(list[0].collectable);
+}
+
+TEST_F(RegionActorSim, AnUnreachableProxmoxGivesATypedErrorNotAHang) {
+  proxmox::client_settings cs;
+  cs.url = "https://127.0.0.1:1";
+  cs.transport.connect_timeout = 2s;
+  cs.credentials = proxmox::token_credentials{"kubernetes@pve!karpenter", "unused"};
+  auto c = std::make_shared<proxmox::client>(io_->context(), cs);
+  clients_.push_back(c);
+  region_settings s;
+  s.region = "down";
+  s.cluster_name = "test-cluster";
+  auto a = spawn_region_actor(*sys_, c, s);
+  actors_.push_back(a);
+  auto r = launch(a, request("nowhere", false));
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error.code, "proxmox");
+  auto inv = inventory(a);
+  EXPECT_FALSE(inv.refreshed);
+  EXPECT_FALSE(inv.detail.empty());
+}
+
+}  // namespace
+}  // namespace kp::actors::region
