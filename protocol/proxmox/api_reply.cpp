@@ -46,6 +46,8 @@ result<json::value> decode_reply(const transport::response_result& outcome) {
     } else if (!response.body.empty()) {
       message = first_line(response.body);
     }
+    // Proxmox before 8.3 sends the message only in the status line's reason phrase.
+    if (message.empty()) message = first_line(response.reason);
     return api_error(response.status, message, parameter_errors);
   }
   if (object == nullptr) {

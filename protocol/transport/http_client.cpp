@@ -111,6 +111,7 @@ bool is_closed_error(const error_code& ec) {
 http_response to_response(http::response<http::string_body>&& message) {
   http_response r;
   r.status = static_cast<int>(message.result_int());
+  r.reason = std::string(message.reason());
   for (const auto& field : message)
     r.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
   r.body = std::move(message.body());

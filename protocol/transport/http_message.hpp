@@ -34,6 +34,9 @@ struct http_request {
 
 struct http_response {
   int status = 200;
+  // The status line's reason phrase; empty means the standard one for the status. Proxmox puts
+  // its error message here, so both the simulator and the client carry it.
+  std::string reason;
   header_list headers;
   std::string body;
 

@@ -398,6 +398,7 @@ class session final : public session_link, public std::enable_shared_from_this<s
     http::response<http::string_body> res;
     res.version(st->version);
     res.result(static_cast<unsigned>(r.status));
+    if (!r.reason.empty()) res.reason(r.reason);
     copy_headers(r.headers, res.base());
     res.body() = std::move(r.body);
     res.keep_alive(keep_alive_for(*st));

@@ -517,10 +517,8 @@ transport::http_response pve_world::render(const api_reply& r) const {
                  {"Pragma", "no-cache"},
                  {"Expires", "Thu, 01 Jan 1970 00:00:00 GMT"}};
   if (r.status != 200) {
-    // Proxmox puts the message (first line) in the reason phrase; transports that can set a
-    // reason read it from here.
-    std::string reason = r.message.substr(0, r.message.find('\n'));
-    res.headers.emplace_back("X-PVE-Reason", reason);
+    // Proxmox puts the message (first line) in the status line's reason phrase.
+    res.reason = r.message.substr(0, r.message.find('\n'));
   }
   return res;
 }

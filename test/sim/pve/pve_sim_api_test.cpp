@@ -51,7 +51,7 @@ TEST_F(PveSimApi, AnUnknownPathIsNotImplementedWithNullData) {
   auto r = sim.api("GET", "/nodes/pve1/nothing-here");
   EXPECT_EQ(r.status, 501);
   EXPECT_TRUE(r.data().is_null());
-  EXPECT_NE(r.header("X-PVE-Reason").find("not implemented"), std::string::npos);
+  EXPECT_NE(r.reason.find("not implemented"), std::string::npos);
 }
 
 TEST_F(PveSimApi, ABadTokenIsRefusedWith401AndNullData) {
@@ -62,7 +62,7 @@ TEST_F(PveSimApi, ABadTokenIsRefusedWith401AndNullData) {
   EXPECT_TRUE(r.data().is_null());
   auto none = sim.api("GET", "/nodes", {}, {});
   EXPECT_EQ(none.status, 401);
-  EXPECT_EQ(none.header("X-PVE-Reason"), "No ticket");
+  EXPECT_EQ(none.reason, "No ticket");
 }
 
 TEST_F(PveSimApi, ParameterErrorsAre400WithAnErrorsObject) {
@@ -93,7 +93,7 @@ TEST_F(PveSimApi, RootOnlyKeysAreRefusedForTokensButAcceptedWithARootTicket) {
   int vmid = clone_template();
   auto r = sim.api("PUT", vm_path(vmid) + "/config", {{"affinity", "0,1,2,3"}});
   EXPECT_EQ(r.status, 500);
-  EXPECT_EQ(r.header("X-PVE-Reason"), "only root can set 'affinity' config");
+  EXPECT_EQ(r.reason, "only root can set 'affinity' config");
   auto skip = sim.api("PUT", vm_path(vmid) + "/config", {{"cores", "2"}, {"skiplock", "1"}});
   EXPECT_EQ(skip.status, 400);
   EXPECT_EQ(skip.json.at("errors").at("skiplock").as_string(), "Only root may use this option.");
@@ -147,7 +147,7 @@ TEST_F(PveSimApi, TasksHaveProxmoxUpidsAndRunThenStop) {
   // While the clone runs the new VM exists, locked.
   auto locked = sim.api("PUT", "/nodes/pve1/qemu/150/config", {{"cores", "2"}});
   EXPECT_EQ(locked.status, 500);
-  EXPECT_EQ(locked.header("X-PVE-Reason"), "VM is locked (clone)");
+  EXPECT_EQ(locked.reason, "VM is locked (clone)");
   auto done = sim.wait_task(upid);
   EXPECT_EQ(done.at("exitstatus").as_string(), "OK");
   auto log = sim.api("GET", "/nodes/pve1/tasks/" + url_encode(upid) + "/log");
@@ -180,11 +180,11 @@ TEST_F(PveSimApi, ALinkedCloneFromANonTemplateIsRefused) {
   int vmid = clone_template();
   auto r = sim.api("POST", vm_path(vmid) + "/clone", {{"newid", "300"}, {"full", "0"}});
   EXPECT_EQ(r.status, 500);
-  EXPECT_NE(r.header("X-PVE-Reason").find("Linked clone feature is not supported"),
+  EXPECT_NE(r.reason.find("Linked clone feature is not supported"),
             std::string::npos);
   auto storage = sim.api("POST", "/nodes/pve1/qemu/9001/clone",
                          {{"newid", "300"}, {"full", "0"}, {"storage", "local-lvm"}});
-  EXPECT_EQ(storage.header("X-PVE-Reason"), "parameter 'storage' not allowed for linked clones");
+  EXPECT_EQ(storage.reason, "parameter 'storage' not allowed for linked clones");
 }
 
 TEST_F(PveSimApi, ATemplateCannotBeDestroyedWhileLinkedClonesUseIt) {
@@ -205,7 +205,7 @@ TEST_F(PveSimApi, DeletingARunningVmFailsUntilItIsStopped) {
   EXPECT_EQ(sim.run_task("POST", vm_path(vmid) + "/status/start"), "OK");
   auto r = sim.api("DELETE", vm_path(vmid), {{"purge", "1"}});
   EXPECT_EQ(r.status, 500);
-  EXPECT_EQ(r.header("X-PVE-Reason"),
+  EXPECT_EQ(r.reason,
             "VM " + std::to_string(vmid) + " is running - destroy failed");
   EXPECT_EQ(sim.run_task("POST", vm_path(vmid) + "/status/start"),
             "VM " + std::to_string(vmid) + " already running");
@@ -244,7 +244,7 @@ TEST_F(PveSimApi, ResizeGrowsDisksAndRefusesShrinking) {
   auto cfg = sim.api("GET", vm_path(vmid) + "/config");
   EXPECT_NE(std::string(cfg.data().at("scsi0").as_string()).find("size=20G"), std::string::npos);
   auto shrink = sim.api("PUT", vm_path(vmid) + "/resize", {{"disk", "scsi0"}, {"size", "5G"}});
-  EXPECT_EQ(shrink.header("X-PVE-Reason"), "shrinking disks is not supported");
+  EXPECT_EQ(shrink.reason, "shrinking disks is not supported");
 }
 
 TEST_F(PveSimApi, ANewVmIsUnknownInClusterResourcesUntilItsStatsArrive) {
@@ -296,7 +296,7 @@ TEST_F(PveSimApi, InjectedFaultsFailRequestsTasksHostsAndStorages) {
   ASSERT_EQ(set.status, 200) << set.body;
   auto clone = sim.api("POST", "/nodes/pve1/qemu/9001/clone", {{"newid", "500"}});
   EXPECT_EQ(clone.status, 503);
-  EXPECT_EQ(clone.header("X-PVE-Reason"), "injected");
+  EXPECT_EQ(clone.reason, "injected");
   int vmid = clone_template();  // the count is used up
   EXPECT_EQ(sim.run_task("POST", vm_path(vmid) + "/status/start"), "start failed: injected");
   EXPECT_EQ(sim.api("GET", "/nodes/pve3/status").status, 596);

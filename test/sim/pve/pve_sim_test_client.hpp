@@ -28,6 +28,7 @@ inline constexpr const char* token_header =
 
 struct reply {
   int status = 0;
+  std::string reason;  // the status line's reason phrase (Proxmox's error message)
   std::string body;
   transport::header_list headers;
   boost::json::value json;  // parsed body (null if not JSON)
@@ -97,6 +98,7 @@ class sim_fixture {
     out.status = r->status;
     out.body = r->body;
     out.headers = r->headers;
+    out.reason = r->reason;
     boost::system::error_code ec;
     out.json = boost::json::parse(out.body, ec);
     if (ec) out.json = nullptr;
