@@ -1,0 +1,65 @@
+#include <stdexcept>
+
+#include "sim/kube/controllers/controller.hpp"
+#include "sim/kube/json_util.hpp"
+
+namespace kp::sim::kube {
+namespace json = boost::json;
+
+const resource_type& builtin_type(operations& ops, const char* group, const char* plural) {
+  const auto* t = ops.registry().find_any_version(group, plural);
+  if (!t) throw std::logic_error(std::string("built-in resource missing: ") + plural);
+  return *t;
+}
+
+std::string condition_status(const json::object& o, std::string_view type) {
+  if (const auto* cs = array_at(o, {"status", "conditions"}))
+    for (const auto& c : *cs)
+      if (c.is_object() && string_at(c.get_object(), {"type"}) == type)
+        return std::string(string_at(c.get_object(), {"status"}));
+  return {};
+}
+
+void set_condition(json::object& o, std::string_view type, std::string_view status,
+                   std::string_view reason, std::string_view message, const std::string& now) {
+  auto& conds = ensure_array(ensure_object(o, "status"), "conditions");
+  for (auto& c : conds) {
+    if (!c.is_object() || string_at(c.get_object(), {"type"}) != type) continue;
+    auto& co = c.get_object();
+    if (string_at(co, {"status"}) != status) co["lastTransitionTime"] = now;
+    co["status"] = status;
+    co["reason"] = reason;
+    co["message"] = message;
+    return;
+  }
+  conds.push_back(json::object{{"type", type},
+                               {"status", status},
+                               {"reason", reason},
+                               {"message", message},
+                               {"lastTransitionTime", now}});
+}
+
+bool tolerates(const json::object& pod, const json::object& taint) {
+  auto key = string_at(taint, {"key"});
+  auto value = string_at(taint, {"value"});
+  auto effect = string_at(taint, {"effect"});
+  const auto* tols = array_at(pod, {"spec", "tolerations"});
+  if (!tols) return false;
+  for (const auto& tv : *tols) {
+    const auto* t = tv.if_object();
+    if (!t) continue;
+    auto tkey = string_at(*t, {"key"});
+    auto op = string_at(*t, {"operator"});
+    auto teffect = string_at(*t, {"effect"});
+    if (!teffect.empty() && teffect != effect) continue;
+    if (tkey.empty()) {
+      if (op == "Exists") return true;
+      continue;
+    }
+    if (tkey != key) continue;
+    if (op == "Exists" || string_at(*t, {"value"}) == value) return true;
+  }
+  return false;
+}
+
+}  // namespace kp::sim::kube

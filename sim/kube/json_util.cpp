@@ -1,0 +1,275 @@
+#include "sim/kube/json_util.hpp"
+
+#include <openssl/rand.h>
+
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+
+namespace kp::sim::kube {
+namespace json = boost::json;
+
+const json::value* find_path(const json::object& root,
+                             std::initializer_list<std::string_view> path) {
+  const json::object* cur = &root;
+  const json::value* v = nullptr;
+  for (auto key : path) {
+    if (!cur) return nullptr;
+    v = cur->if_contains(key);
+    if (!v) return nullptr;
+    cur = v->if_object();
+  }
+  return v;
+}
+
+std::string_view string_at(const json::object& root, std::initializer_list<std::string_view> path) {
+  const auto* v = find_path(root, path);
+  if (!v || !v->is_string()) return {};
+  const auto& s = v->get_string();
+  return {s.data(), s.size()};
+}
+
+const json::object* object_at(const json::object& root,
+                              std::initializer_list<std::string_view> path) {
+  const auto* v = find_path(root, path);
+  return v ? v->if_object() : nullptr;
+}
+
+const json::array* array_at(const json::object& root,
+                            std::initializer_list<std::string_view> path) {
+  const auto* v = find_path(root, path);
+  return v ? v->if_array() : nullptr;
+}
+
+json::object& ensure_object(json::object& parent, std::string_view key) {
+  auto& v = parent[key];
+  if (!v.is_object()) v = json::object{};
+  return v.get_object();
+}
+
+json::array& ensure_array(json::object& parent, std::string_view key) {
+  auto& v = parent[key];
+  if (!v.is_array()) v = json::array{};
+  return v.get_array();
+}
+
+std::string_view meta_name(const json::object& o) {
+  return string_at(o, {"metadata", "name"});
+}
+std::string_view meta_namespace(const json::object& o) {
+  return string_at(o, {"metadata", "namespace"});
+}
+std::string_view meta_uid(const json::object& o) {
+  return string_at(o, {"metadata", "uid"});
+}
+bool has_deletion_timestamp(const json::object& o) {
+  const auto* v = find_path(o, {"metadata", "deletionTimestamp"});
+  return v && !v->is_null();
+}
+
+std::string format_time(sys_time t) {
+  std::time_t tt = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string format_micro_time(sys_time t) {
+  auto secs = std::chrono::time_point_cast<std::chrono::seconds>(t);
+  if (secs > t) secs -= std::chrono::seconds(1);
+  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(t - secs).count();
+  std::time_t tt = std::chrono::system_clock::to_time_t(secs);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[48];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[96];
+  std::snprintf(out, sizeof out, "%s.%06lldZ", buf, static_cast<long long>(micros));
+  return out;
+}
+
+std::optional<sys_time> parse_time(std::string_view text) {
+  // YYYY-MM-DDTHH:MM:SS[.frac](Z|+hh:mm|-hh:mm)
+  if (text.size() < 20) return std::nullopt;
+  std::tm tm{};
+  int y, mo, d, h, mi, s;
+  std::string head(text.substr(0, 19));
+  if (std::sscanf(head.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &s) != 6)
+    return std::nullopt;
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  std::time_t tt = timegm(&tm);
+  sys_time t = std::chrono::system_clock::from_time_t(tt);
+  std::size_t i = 19;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    long long frac = 0;
+    int digits = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+      if (digits < 6) {
+        frac = frac * 10 + (text[i] - '0');
+        ++digits;
+      }
+      ++i;
+    }
+    while (digits < 6) {
+      frac *= 10;
+      ++digits;
+    }
+    t += std::chrono::microseconds(frac);
+  }
+  if (i >= text.size()) return std::nullopt;
+  if (text[i] == 'Z' || text[i] == 'z')
+    return i + 1 == text.size() ? std::optional(t) : std::nullopt;
+  if ((text[i] == '+' || text[i] == '-') && text.size() == i + 6) {
+    int oh = 0, om = 0;
+    if (std::sscanf(std::string(text.substr(i + 1)).c_str(), "%2d:%2d", &oh, &om) != 2)
+      return std::nullopt;
+    auto off = std::chrono::hours(oh) + std::chrono::minutes(om);
+    return text[i] == '+' ? t - off : t + off;
+  }
+  return std::nullopt;
+}
+
+std::string make_uid() {
+  unsigned char b[16];
+  RAND_bytes(b, sizeof b);
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  char out[40];
+  std::snprintf(out, sizeof out,
+                "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+                b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+                b[15]);
+  return out;
+}
+
+namespace {
+constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+}
+
+std::string base64_encode(std::string_view data) {
+  std::string out;
+  out.reserve((data.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  for (; i + 2 < data.size(); i += 3) {
+    unsigned v =
+        (unsigned char)data[i] << 16 | (unsigned char)data[i + 1] << 8 | (unsigned char)data[i + 2];
+    out += kB64[v >> 18];
+    out += kB64[(v >> 12) & 63];
+    out += kB64[(v >> 6) & 63];
+    out += kB64[v & 63];
+  }
+  if (i + 1 == data.size()) {
+    unsigned v = (unsigned char)data[i] << 16;
+    out += kB64[v >> 18];
+    out += kB64[(v >> 12) & 63];
+    out += "==";
+  } else if (i + 2 == data.size()) {
+    unsigned v = (unsigned char)data[i] << 16 | (unsigned char)data[i + 1] << 8;
+    out += kB64[v >> 18];
+    out += kB64[(v >> 12) & 63];
+    out += kB64[(v >> 6) & 63];
+    out += '=';
+  }
+  return out;
+}
+
+std::optional<std::string> base64_decode(std::string_view text) {
+  std::string out;
+  unsigned buf = 0;
+  int bits = 0;
+  std::size_t pad = 0;
+  for (char c : text) {
+    if (c == '=') {
+      ++pad;
+      continue;
+    }
+    if (c == '\n' || c == '\r') continue;
+    if (pad) return std::nullopt;
+    int v;
+    if (c >= 'A' && c <= 'Z')
+      v = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      v = c - '0' + 52;
+    else if (c == '+' || c == '-')
+      v = 62;
+    else if (c == '/' || c == '_')
+      v = 63;
+    else
+      return std::nullopt;
+    buf = (buf << 6) | static_cast<unsigned>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buf >> bits) & 0xff);
+    }
+  }
+  if (pad > 2) return std::nullopt;
+  return out;
+}
+
+std::string url_decode(std::string_view text) {
+  auto hex = [](char h) -> int {
+    if (h >= '0' && h <= '9') return h - '0';
+    if (h >= 'a' && h <= 'f') return h - 'a' + 10;
+    if (h >= 'A' && h <= 'F') return h - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '+') {
+      out += ' ';
+      continue;
+    }
+    if (c == '%' && i + 2 < text.size()) {
+      int a = hex(text[i + 1]);
+      int b = hex(text[i + 2]);
+      if (a >= 0 && b >= 0) {
+        out += static_cast<char>(a * 16 + b);
+        i += 2;
+        continue;
+      }
+    }
+    out += c;
+  }
+  return out;
+}
+
+std::multimap<std::string, std::string> parse_query(std::string_view query) {
+  std::multimap<std::string, std::string> out;
+  while (!query.empty()) {
+    auto amp = query.find('&');
+    auto part = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+    if (part.empty()) continue;
+    auto eq = part.find('=');
+    if (eq == std::string_view::npos)
+      out.emplace(url_decode(part), "");
+    else
+      out.emplace(url_decode(part.substr(0, eq)), url_decode(part.substr(eq + 1)));
+  }
+  return out;
+}
+
+std::optional<std::int64_t> as_int(const json::value& v) {
+  if (v.is_int64()) return v.get_int64();
+  if (v.is_uint64()) return static_cast<std::int64_t>(v.get_uint64());
+  if (v.is_double()) {
+    double d = v.get_double();
+    if (std::floor(d) == d && std::fabs(d) < 9e18) return static_cast<std::int64_t>(d);
+  }
+  return std::nullopt;
+}
+
+}  // namespace kp::sim::kube
