@@ -140,7 +140,7 @@ class PveSimGuestJoin : public ::testing::Test {
       promise->set_value(std::move(r));
     });
     auto r = future.get();
-    if (!r) return kp::transport::http_response{-1, {}, r.error().message};
+    if (!r) return kp::transport::http_response{.status = -1, .body = r.error().message};
     return *r;
   }
 
