@@ -1,0 +1,61 @@
+#pragma once
+// A typed list-then-watch loop over client::start_reflector: reports the whole state after
+// every (re)list and then each change, decoded as T. Callbacks run on io threads.
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/kube/client.hpp"
+#include "protocol/kube/codec.hpp"
+
+namespace kp::kube {
+
+template <class T>
+struct informer_callbacks {
+  // The complete current state after a list (the first one, and again after a 410 Expired).
+  std::function<void(std::vector<T> items, const std::string& resource_version)> on_replace;
+  // "ADDED", "MODIFIED" or "DELETED" with the object (its last state for DELETED).
+  std::function<void(std::string_view type, T object)> on_event;
+  // Failures the loop recovers from by itself (reported for logs and metrics). Optional.
+  std::function<void(const kp::error&)> on_error;
+};
+
+template <class T>
+std::shared_ptr<watch_handle> start_informer(client& c, const std::string& namespace_,
+                                             const reflector_options& options,
+                                             informer_callbacks<T> callbacks) {
+  auto pending = std::make_shared<std::vector<T>>();
+  auto version = std::make_shared<std::string>();
+  auto cb = std::make_shared<informer_callbacks<T>>(std::move(callbacks));
+  reflector_callbacks rc;
+  rc.on_list_page = [pending, version](std::string_view body,
+                                       bool first) -> result<list_page_info> {
+    if (first) pending->clear();
+    auto page = decode_list<T>(body);
+    if (!page) return page.error();
+    if (first) *version = page->resource_version;
+    for (auto& item : page->items) pending->push_back(std::move(item));
+    return list_page_info{page->resource_version, page->continue_token};
+  };
+  rc.on_list_done = [pending, version, cb] {
+    auto items = std::move(*pending);
+    pending->clear();
+    if (cb->on_replace) cb->on_replace(std::move(items), *version);
+  };
+  rc.on_event = [cb](std::string_view type, const boost::json::value& object) {
+    auto decoded = decode_value<T>(object);
+    if (!decoded) {
+      if (cb->on_error) cb->on_error(decoded.error());
+      return;
+    }
+    if (cb->on_event) cb->on_event(type, std::move(*decoded));
+  };
+  rc.on_error = [cb](const kp::error& e) {
+    if (cb->on_error) cb->on_error(e);
+  };
+  return c.start_reflector(T::resource, namespace_, options, std::move(rc));
+}
+
+}  // namespace kp::kube

@@ -1,0 +1,165 @@
+// Translation of decoded API objects into core/model types, and of model NodeClaims back.
+#include <gtest/gtest.h>
+
+#include "protocol/kube/codec.hpp"
+#include "protocol/kube/model_translation.hpp"
+
+namespace kp::kube {
+namespace {
+
+TEST(KubeModelTranslation, rfc3339TimestampsBecomeUnixMilliseconds) {
+  EXPECT_EQ(parse_rfc3339_ms("1970-01-01T00:00:00Z"), std::optional<std::int64_t>(0));
+  EXPECT_EQ(parse_rfc3339_ms("2025-01-02T03:04:05Z"), std::optional<std::int64_t>(1735787045000));
+  EXPECT_EQ(parse_rfc3339_ms("2025-01-02T03:04:05.123456Z"),
+            std::optional<std::int64_t>(1735787045123));
+  EXPECT_EQ(parse_rfc3339_ms("2025-01-02T05:04:05+02:00"),
+            std::optional<std::int64_t>(1735787045000));
+  EXPECT_FALSE(parse_rfc3339_ms("2025-01-02 03:04:05").has_value());
+  EXPECT_FALSE(parse_rfc3339_ms("2025-13-02T03:04:05Z").has_value());
+  EXPECT_FALSE(parse_rfc3339_ms("").has_value());
+  EXPECT_EQ(format_rfc3339(1735787045000), "2025-01-02T03:04:05Z");
+}
+
+TEST(KubeModelTranslation, aPendingPodKeepsItsRequestsAndConstraints) {
+  auto p = decode<pod>(R"({"metadata": {"name": "web-1", "namespace": "default", "uid": "u1",
+      "creationTimestamp": "2025-01-02T03:04:05Z", "labels": {"app": "web"},
+      "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "rs", "controller": true}]},
+    "spec": {"nodeSelector": {"kubernetes.io/arch": "amd64"},
+      "containers": [{"name": "a", "resources": {"requests": {"cpu": "250m", "memory": "1Gi"}},
+                      "ports": [{"containerPort": 80, "hostPort": 80}]}],
+      "initContainers": [{"name": "sidecar", "restartPolicy": "Always", "resources": {"requests": {"cpu": "100m"}}}],
+      "tolerations": [{"operator": "Exists"}],
+      "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+          {"matchExpressions": [{"key": "karpenter.proxmox.sinextra.dev/cpu", "operator": "Gt", "values": ["2"]}]}]},
+        "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 10, "preference": {"matchExpressions": [
+          {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["pve1"]}]}}]},
+        "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 5,
+          "podAffinityTerm": {"labelSelector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]},
+                              "topologyKey": "kubernetes.io/hostname"}}]}},
+      "topologySpreadConstraints": [{"maxSkew": 2, "topologyKey": "topology.kubernetes.io/zone",
+          "whenUnsatisfiable": "ScheduleAnyway", "labelSelector": {"matchLabels": {"app": "web"}}}],
+      "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data-web-1"}}, {"name": "scratch", "ephemeral": {}}]},
+    "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}]}})");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  auto m = to_model(*p);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->containers[0].requests.milli("cpu"), 250);
+  EXPECT_EQ(m->containers[0].requests.milli("memory"), 1073741824LL * 1000);
+  EXPECT_EQ(m->containers[0].host_ports[0].port, 80);
+  EXPECT_EQ(m->containers[0].host_ports[0].protocol, "TCP");
+  EXPECT_TRUE(m->init_containers[0].restartable);
+  EXPECT_EQ(m->node_selector.at("kubernetes.io/arch"), "amd64");
+  ASSERT_EQ(m->affinity.required.size(), 1u);
+  EXPECT_EQ(m->affinity.required[0].match_expressions[0].op, model::selector_operator::gt);
+  EXPECT_EQ(m->affinity.preferred[0].weight, 10);
+  EXPECT_EQ(m->pod_anti_affinity.preferred[0].term.topology_key, "kubernetes.io/hostname");
+  EXPECT_EQ(m->topology_spread[0].when, model::when_unsatisfiable::schedule_anyway);
+  EXPECT_EQ(m->topology_spread[0].max_skew, 2);
+  EXPECT_EQ(m->volumes[0].claim_name, "data-web-1");
+  EXPECT_EQ(m->volumes[1].claim_name, "web-1-scratch");
+  EXPECT_TRUE(m->owners[0].controller);
+  EXPECT_EQ(m->creation_unix_ms, 1735787045000);
+  EXPECT_TRUE(m->unschedulable);
+  EXPECT_EQ(m->tolerations[0].op, "Exists");
+}
+
+TEST(KubeModelTranslation, aMalformedQuantityNamesThePodAndTheField) {
+  auto p = decode<pod>(R"({"metadata": {"name": "bad", "namespace": "ns"},
+      "spec": {"containers": [{"name": "a", "resources": {"requests": {"cpu": "1.2.3"}}}]}})");
+  ASSERT_TRUE(p.ok());
+  auto m = to_model(*p);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().code, "invalid_quantity");
+  EXPECT_NE(m.error().message.find("Pod ns/bad spec.containers[0].resources.requests"),
+            std::string::npos)
+      << m.error().message;
+}
+
+TEST(KubeModelTranslation, anUnknownOperatorIsAnError) {
+  auto p = decode<pod>(R"({"metadata": {"name": "p"}, "spec": {"affinity": {"nodeAffinity": {
+      "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "k", "operator": "Near", "values": ["x"]}]}]}}}}})");
+  ASSERT_TRUE(p.ok());
+  auto m = to_model(*p);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().message.find("matchExpressions[0].operator: unknown operator \"Near\""),
+            std::string::npos)
+      << m.error().message;
+}
+
+TEST(KubeModelTranslation, aNodeCarriesCapacityReadinessAndCsiLimits) {
+  auto n = decode<node>(
+      R"({"metadata": {"name": "w1", "labels": {"topology.kubernetes.io/zone": "pve1"}},
+      "spec": {"providerID": "proxmox://r1/101", "unschedulable": true, "taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}]},
+      "status": {"capacity": {"cpu": "4", "memory": "8Gi", "pods": "110"}, "allocatable": {"cpu": "3800m", "memory": "7Gi", "pods": 110},
+                 "conditions": [{"type": "Ready", "status": "True"}]}})");
+  ASSERT_TRUE(n.ok());
+  auto csi = decode<csi_node>(
+      R"({"metadata": {"name": "w1"}, "spec": {"drivers": [{"name": "csi.proxmox", "allocatable": {"count": 24}}]}})");
+  ASSERT_TRUE(csi.ok());
+  auto m = to_model(*n, &*csi);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->allocatable.milli("cpu"), 3800);
+  EXPECT_EQ(m->allocatable.milli("pods"), 110000);
+  EXPECT_TRUE(m->ready);
+  EXPECT_TRUE(m->unschedulable);
+  EXPECT_EQ(m->taints[0].effect, "NoSchedule");
+  EXPECT_EQ(m->volume_limits.at("csi.proxmox"), 24);
+  EXPECT_EQ(m->provider_id, "proxmox://r1/101");
+}
+
+TEST(KubeModelTranslation, aNodePoolGetsKarpenterDefaultsWhereFieldsAreAbsent) {
+  auto p = decode<node_pool>(R"({"metadata": {"name": "default", "uid": "np1"}, "spec": {
+      "limits": {"cpu": "64", "memory": "512Gi"},
+      "template": {"spec": {"nodeClassRef": {"group": "karpenter.proxmox.sinextra.dev", "kind": "ProxmoxNodeClass", "name": "default"},
+                            "requirements": [{"key": "karpenter.proxmox.sinextra.dev/cpu", "operator": "Gte", "values": ["2"], "minValues": 1}]}}}})");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  auto m = to_model(*p);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->limits.milli("cpu"), 64000);
+  EXPECT_EQ(m->template_.requirements[0].op, model::selector_operator::gte);
+  EXPECT_EQ(m->template_.requirements[0].min_values, std::optional<int>(1));
+  EXPECT_EQ(m->template_.expire_after, "720h");
+  EXPECT_EQ(m->disruption.consolidation_policy, "WhenEmptyOrUnderutilized");
+  ASSERT_EQ(m->disruption.budgets.size(), 1u);
+  EXPECT_EQ(m->disruption.budgets[0].nodes, "10%");
+  EXPECT_TRUE(m->ready);
+  auto bad = decode<node_pool>(R"({"metadata": {"name": "x"}, "spec": {"limits": {"cpu": "lots"},
+      "template": {"spec": {"nodeClassRef": {"group": "g", "kind": "k", "name": "n"}}}}})");
+  ASSERT_TRUE(bad.ok());
+  auto bm = to_model(*bad);
+  ASSERT_FALSE(bm.ok());
+  EXPECT_NE(bm.error().message.find("NodePool x spec.limits"), std::string::npos)
+      << bm.error().message;
+}
+
+TEST(KubeModelTranslation, aModelNodeClaimBecomesAnApiObjectAndBack) {
+  model::nodeclaim c;
+  c.name = "default-x1";
+  c.nodepool = "default";
+  c.labels = {{"node.kubernetes.io/instance-type", "c1.2VCPU-4GB"}};
+  c.requirements.push_back(
+      {"kubernetes.io/arch", model::selector_operator::in, {"amd64"}, std::nullopt});
+  c.requirements.push_back(
+      {"karpenter.proxmox.sinextra.dev/cpu", model::selector_operator::lte, {"8"}, 2});
+  c.requests.set("cpu", *model::parse_quantity("1500m"));
+  c.requests.set("memory", *model::parse_quantity("2Gi"));
+  c.startup_taints.push_back({"karpenter.sh/unregistered", "", "NoExecute"});
+  c.node_class = {"karpenter.proxmox.sinextra.dev", "ProxmoxNodeClass", "default"};
+  auto api = from_model(c);
+  EXPECT_EQ(api.metadata.labels.at("karpenter.sh/nodepool"), "default");
+  EXPECT_EQ(api.spec.requirements[1].operator_, "Lte");
+  EXPECT_EQ(api.spec.resource_requests.at("cpu"), "1500m");
+  EXPECT_EQ(api.spec.resource_requests.at("memory"), "2Gi");
+  auto decoded = decode<node_claim>(encode(api));
+  ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+  auto back = to_model(*decoded);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->requirements, c.requirements);
+  EXPECT_EQ(back->requests, c.requests);
+  EXPECT_EQ(back->startup_taints, c.startup_taints);
+  EXPECT_EQ(back->nodepool, "default");
+}
+
+}  // namespace
+}  // namespace kp::kube
