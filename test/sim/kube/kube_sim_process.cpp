@@ -51,7 +51,7 @@ std::vector<char*> c_argv(const std::vector<std::string>& v) {
 
 command_result run_command(const std::vector<std::string>& argv,
                            const std::vector<std::string>& env, const std::string& input,
-                           std::chrono::milliseconds timeout) {
+                           std::chrono::milliseconds timeout, const output_predicate& until) {
   command_result r;
   int in_pipe[2], out_pipe[2], err_pipe[2];
   if (pipe(in_pipe) || pipe(out_pipe) || pipe(err_pipe)) return r;
@@ -113,6 +113,11 @@ command_result run_command(const std::vector<std::string>& argv,
       } else {
         (i == 0 ? r.out : r.err).append(buf, static_cast<std::size_t>(n));
       }
+    }
+    if (until && until(r.out)) {
+      r.stopped_early = true;
+      kill(pid, SIGTERM);
+      break;
     }
   }
   for (auto& f : fds)
@@ -189,7 +194,8 @@ kube_sim_process::~kube_sim_process() {
 
 command_result kube_sim_process::kubectl(const std::vector<std::string>& args,
                                          const std::string& input,
-                                         std::chrono::milliseconds timeout) const {
+                                         std::chrono::milliseconds timeout,
+                                         const output_predicate& until) const {
   auto k = find_kubectl();
   if (!k) return {};
   // A fresh discovery cache per run: kubectl caches discovery for hours, which would hide
@@ -200,7 +206,7 @@ command_result kube_sim_process::kubectl(const std::vector<std::string>& args,
   for (const auto& a : args) argv.push_back(a);
   std::string home = dir_ + "/home";
   mkdir(home.c_str(), 0700);
-  return run_command(argv, {"HOME=" + home, "KUBECONFIG=" + kubeconfig_}, input, timeout);
+  return run_command(argv, {"HOME=" + home, "KUBECONFIG=" + kubeconfig_}, input, timeout, until);
 }
 
 }  // namespace kp::sim::kube::testing

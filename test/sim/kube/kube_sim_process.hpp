@@ -2,6 +2,7 @@
 // Test support: kube-sim as a real child process (build/bin/kube-sim) with its kubeconfig, and
 // kubectl runs against it, each with its own HOME so discovery caches never leak between runs.
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,12 +14,16 @@ struct command_result {
   std::string out;
   std::string err;
   bool timed_out = false;
+  bool stopped_early = false;  // `until` was satisfied while the process still ran
 };
+
+// Decides from the output so far that a long-running command (a watch) has shown enough.
+using output_predicate = std::function<bool(const std::string& out)>;
 
 // Runs argv with extra environment entries ("K=V"), feeding `input` on stdin.
 command_result run_command(const std::vector<std::string>& argv,
                            const std::vector<std::string>& env, const std::string& input,
-                           std::chrono::milliseconds timeout);
+                           std::chrono::milliseconds timeout, const output_predicate& until = {});
 
 std::optional<std::string> find_kubectl();
 
@@ -40,7 +45,8 @@ class kube_sim_process {
 
   // kubectl with the admin kubeconfig and a private HOME.
   command_result kubectl(const std::vector<std::string>& args, const std::string& input = "",
-                         std::chrono::milliseconds timeout = std::chrono::seconds(30)) const;
+                         std::chrono::milliseconds timeout = std::chrono::seconds(30),
+                         const output_predicate& until = {}) const;
 
  private:
   int pid_ = -1;
