@@ -27,6 +27,7 @@
 #include "core/placement/cpu_set.hpp"
 #include "protocol/transport/http_client.hpp"
 #include "protocol/transport/io_runtime.hpp"
+#include "test/support/pve_sim_process.hpp"
 
 namespace kp::actors::region {
 namespace {
@@ -35,72 +36,11 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using namespace kp::protocol;
 
+using kp::test::pve_sim_process;
+
 std::string sim_binary() {
-  const char* dir = std::getenv("KP_BIN_DIR");
-  return dir ? (fs::path(dir) / "pve-sim").string() : std::string();
+  return pve_sim_process::binary();
 }
-
-// pve-sim as a child process; it prints its base URL on the first line.
-class sim_process {
- public:
-  status start() {
-    std::string pattern = (fs::temp_directory_path() / "kp-region-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) return make_error("io", "mkdtemp failed");
-    dir_ = pattern;
-    std::string ca = (dir_ / "ca.pem").string();
-    int out[2];
-    if (pipe(out) != 0) return make_error("io", "pipe failed");
-    pid_ = fork();
-    if (pid_ < 0) return make_error("io", "fork failed");
-    if (pid_ == 0) {
-      dup2(out[1], STDOUT_FILENO);
-      close(out[0]);
-      close(out[1]);
-      std::string bin = sim_binary();
-      execl(bin.c_str(), bin.c_str(), "--listen", "127.0.0.1:0", "--ca-out", ca.c_str(),
-            "--time-scale", "0.2", static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    close(out[1]);
-    fd_ = out[0];
-    std::string text;
-    auto deadline = std::chrono::steady_clock::now() + 30s;
-    while (text.find('\n') == std::string::npos) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      if (left <= 0ms) return make_error("timeout", "pve-sim printed no URL in 30 s");
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
-      char buf[256];
-      auto n = read(fd_, buf, sizeof buf);
-      if (n <= 0) return make_error("io", "pve-sim exited before printing its URL");
-      text.append(buf, static_cast<std::size_t>(n));
-    }
-    url_ = text.substr(0, text.find('\n'));
-    std::ifstream in(ca);
-    std::stringstream s;
-    s << in.rdbuf();
-    ca_ = s.str();
-    return {};
-  }
-  ~sim_process() {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      int st = 0;
-      waitpid(pid_, &st, 0);
-    }
-    if (fd_ >= 0) close(fd_);
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
-  }
-  std::string url_;
-  std::string ca_;
-
- private:
-  pid_t pid_ = -1;
-  int fd_ = -1;
-  fs::path dir_;
-};
 
 template <class T, class Start>
 result<T> await(Start start) {
@@ -118,7 +58,7 @@ class RegionActorSim : public ::testing::Test {
       GTEST_SKIP() << "pve-sim is not built (looked for " << sim_binary()
                    << "; it comes from sim/pve and cmd/pve-sim)";
     }
-    auto started = sim_.start();
+    auto started = sim_.start({"--time-scale", "0.2"});
     ASSERT_TRUE(started.ok()) << started.error().message;
     io_ = std::make_unique<transport::io_runtime>(1);
     cfg_.set("scheduler.max-threads", 2);
@@ -138,8 +78,8 @@ class RegionActorSim : public ::testing::Test {
 
   std::shared_ptr<proxmox::client> client(bool root) {
     proxmox::client_settings s;
-    s.url = sim_.url_;
-    s.transport.ca_pem = sim_.ca_;
+    s.url = sim_.url();
+    s.transport.ca_pem = sim_.ca_pem();
     s.transport.request_timeout = 20s;
     if (root) {
       s.credentials = proxmox::password_credentials{"root@pam", "pve-sim-root"};
@@ -255,14 +195,14 @@ class RegionActorSim : public ::testing::Test {
   result<transport::http_response> sim_call(const std::string& method, const std::string& target,
                                             const std::string& body = "") {
     transport::client_options o;
-    o.ca_pem = sim_.ca_;
+    o.ca_pem = sim_.ca_pem();
     transport::http_client http(io_->context(), o);
     transport::http_request req;
     req.method = method;
     req.target = target;
     req.headers.emplace_back("Content-Type", "application/json");
     req.body = body;
-    return await<transport::http_response>([&](auto cb) { http.send(sim_.url_, req, cb); });
+    return await<transport::http_response>([&](auto cb) { http.send(sim_.url(), req, cb); });
   }
   // Requests per "METHOD path" from /sim/v1/stats.
   std::map<std::string, std::int64_t> stats() {
@@ -287,7 +227,7 @@ class RegionActorSim : public ::testing::Test {
     return n;
   }
 
-  sim_process sim_;
+  pve_sim_process sim_;
   std::unique_ptr<transport::io_runtime> io_;
   caf::actor_system_config cfg_;
   std::unique_ptr<caf::actor_system> sys_;

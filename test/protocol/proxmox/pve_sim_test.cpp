@@ -21,6 +21,7 @@
 #include "protocol/proxmox/client.hpp"
 #include "protocol/transport/http_client.hpp"
 #include "protocol/transport/io_runtime.hpp"
+#include "test/support/pve_sim_process.hpp"
 
 namespace kp::proxmox {
 namespace {
@@ -31,78 +32,7 @@ using namespace std::chrono_literals;
 constexpr const char* token_id = "kubernetes@pve!karpenter";
 constexpr const char* token_secret = "5e1f0a7c-0d1e-4c2a-9b3f-6a7d8e9f0a1b";
 
-// pve-sim as a child process; its base URL is the first line it prints.
-class pve_sim_process {
- public:
-  static std::string binary() {
-    const char* dir = std::getenv("KP_BIN_DIR");
-    return dir ? (fs::path(dir) / "pve-sim").string() : std::string();
-  }
-
-  status start() {
-    std::string pattern = (fs::temp_directory_path() / "kp-pve-client-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) return make_error("io", "mkdtemp failed");
-    dir_ = pattern;
-    std::string ca = (dir_ / "ca.pem").string();
-    int out[2];
-    if (pipe(out) != 0) return make_error("io", "pipe failed");
-    pid_ = fork();
-    if (pid_ < 0) return make_error("io", "fork failed");
-    if (pid_ == 0) {
-      dup2(out[1], STDOUT_FILENO);
-      close(out[0]);
-      close(out[1]);
-      std::string bin = binary();
-      execl(bin.c_str(), bin.c_str(), "--listen", "127.0.0.1:0", "--ca-out", ca.c_str(),
-            static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    close(out[1]);
-    // Wait (with a deadline) for the line with the URL; poll() blocks on the pipe, no sleeping.
-    std::string line;
-    auto deadline = std::chrono::steady_clock::now() + 30s;
-    while (line.find('\n') == std::string::npos) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      if (left <= 0ms) return make_error("timeout", "pve-sim printed no URL within 30 s");
-      pollfd p{out[0], POLLIN, 0};
-      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
-      char buf[256];
-      auto n = read(out[0], buf, sizeof buf);
-      if (n <= 0) return make_error("io", "pve-sim exited before printing its URL");
-      line.append(buf, static_cast<std::size_t>(n));
-    }
-    stdout_fd_ = out[0];
-    url_ = line.substr(0, line.find('\n'));
-    std::ifstream in(ca);
-    std::stringstream s;
-    s << in.rdbuf();
-    ca_pem_ = s.str();
-    if (ca_pem_.empty()) return make_error("io", "pve-sim wrote no CA to " + ca);
-    return {};
-  }
-
-  ~pve_sim_process() {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      int st = 0;
-      waitpid(pid_, &st, 0);
-    }
-    if (stdout_fd_ >= 0) close(stdout_fd_);
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
-  }
-
-  const std::string& url() const { return url_; }
-  const std::string& ca_pem() const { return ca_pem_; }
-
- private:
-  pid_t pid_ = -1;
-  int stdout_fd_ = -1;
-  fs::path dir_;
-  std::string url_;
-  std::string ca_pem_;
-};
+using kp::test::pve_sim_process;
 
 template <class T, class Start>
 result<T> await(Start start, std::chrono::seconds limit = 30s) {
