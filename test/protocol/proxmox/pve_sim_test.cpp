@@ -588,6 +588,42 @@ TEST_F(PveSimTest, ASlowTaskRunsIntoTheWaitersDeadline) {
   EXPECT_LT(took, 5s);
 }
 
+TEST_F(PveSimTest, AddedLatencyDelaysRepliesButTheyStillArrive) {
+  ASSERT_TRUE(
+      put_faults("PUT", R"({"latency":[{"path":"/version","method":"GET","ms":300}]})").ok());
+  auto started = std::chrono::steady_clock::now();
+  auto v = await<version_info>([&](auto cb) { api().version(cb); });
+  auto took = std::chrono::steady_clock::now() - started;
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  EXPECT_GE(took, 300ms);
+}
+
+TEST_F(PveSimTest, AnUnreachableStorageRefusesUploadsWithATypedError) {
+  ASSERT_TRUE(
+      put_faults("PUT", R"({"unreachable_storages":[{"node":"pve2","storage":"local"}]})").ok());
+  cloudinit::nocloud_files files{"#cloud-config\n", "instance-id: unreachable\n", std::nullopt,
+                                 std::nullopt};
+  auto iso = cloudinit::write_nocloud_iso(files);
+  ASSERT_TRUE(iso.ok()) << iso.error().message;
+  iso_upload up;
+  up.node = "pve2";
+  up.storage = "local";
+  up.filename = "user-data-unreachable.iso";
+  up.data = *iso;
+  auto uploading = await<upid>([&](auto cb) { api().upload(up, cb); });
+  // Proxmox refuses at once or fails the upload task; either way the caller gets an error
+  // naming the storage, never a silent success.
+  std::string why;
+  if (!uploading.ok()) {
+    why = uploading.error().message;
+  } else {
+    auto waited = wait(*uploading);
+    ASSERT_FALSE(waited.ok()) << "the upload to an unreachable storage succeeded";
+    why = waited.error().message;
+  }
+  EXPECT_NE(why.find("not online"), std::string::npos) << why;
+}
+
 TEST_F(PveSimTest, ClusterInventoryDecodes) {
   auto nodes = await<std::vector<cluster_resource>>(
       [&](auto cb) { api().cluster_resources(resource_type::node, cb); });
