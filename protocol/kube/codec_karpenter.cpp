@@ -146,7 +146,12 @@ void fields(IO& io, security_group& v) {
 template <class IO>
 void fields(IO& io, proxmox_node_class_spec& v) {
   io("region", v.region);
-  io.nested("placementStrategy", [&](auto& p) { p("zoneBalance", v.zone_balance); });
+  io.nested("placementStrategy", [&](auto& p) {
+    p("zoneBalance", v.zone_balance);
+    p("excludedZones", v.excluded_zones);
+    p("minFreeCPU", v.min_free_cpu);
+    p("minFreeMemory", v.min_free_memory);
+  });
   io("instanceTemplateRef", v.instance_template_ref, {.required = true});
   io("kubeletConfiguration", v.kubelet);
   io("bootDevice", v.boot);

@@ -55,7 +55,12 @@ struct security_group {
 
 struct proxmox_node_class_spec {
   std::string region;
-  std::string zone_balance;  // placementStrategy.zoneBalance: Balanced, AvailabilityFirst
+  // placementStrategy: zoneBalance (Balanced, AvailabilityFirst, Spread, MaxMemory, MaxCPU,
+  // RoundRobin, Pack), hosts never chosen, and the room that must stay free after placing.
+  std::string zone_balance;
+  std::vector<std::string> excluded_zones;
+  std::optional<std::int64_t> min_free_cpu;
+  std::string min_free_memory;  // a quantity, "" = none
   instance_template_reference instance_template_ref;
   std::optional<kubelet_configuration> kubelet;  // kubeletConfiguration
   boot_device boot;                              // bootDevice

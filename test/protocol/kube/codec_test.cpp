@@ -288,6 +288,24 @@ TEST(KubeCodec, proxmoxObjectsDecode) {
   EXPECT_EQ(u->spec.template_name, "ubuntu");
 }
 
+TEST(KubeCodec, placementStrategyCarriesExcludedZonesAndMinimumFreeRoom) {
+  auto nc = decode<proxmox_node_class>(R"({"metadata": {"name": "pack"}, "spec": {
+      "instanceTemplateRef": {"kind": "ProxmoxUnmanagedTemplate", "name": "k8s"},
+      "placementStrategy": {"zoneBalance": "Pack", "excludedZones": ["pve3"],
+                            "minFreeCPU": 4, "minFreeMemory": "16Gi"}}})");
+  ASSERT_TRUE(nc.ok()) << nc.error().message;
+  EXPECT_EQ(nc->spec.zone_balance, "Pack");
+  EXPECT_EQ(nc->spec.excluded_zones, std::vector<std::string>{"pve3"});
+  EXPECT_EQ(nc->spec.min_free_cpu, std::optional<std::int64_t>(4));
+  EXPECT_EQ(nc->spec.min_free_memory, "16Gi");
+  auto bad = decode<proxmox_node_class>(R"({"spec": {
+      "instanceTemplateRef": {"kind": "ProxmoxUnmanagedTemplate", "name": "k8s"},
+      "placementStrategy": {"minFreeCPU": "four"}}})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("spec.placementStrategy.minFreeCPU"), std::string::npos)
+      << bad.error().message;
+}
+
 TEST(KubeCodec, clusterObjectsDecode) {
   auto pdb = decode<pod_disruption_budget>(R"({"metadata": {"name": "web", "namespace": "default"},
       "spec": {"minAvailable": "50%", "selector": {"matchLabels": {"app": "web"}}},

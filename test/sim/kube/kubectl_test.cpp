@@ -311,24 +311,46 @@ TEST_F(KubectlAgainstKubeSim, ServerSideApplyCreatesThenUpdates) {
   EXPECT_EQ(r.out, "2");
 }
 
+std::string chart_dir() {
+  const char* src = std::getenv("KP_SOURCE_DIR");  // set for every test binary (kp_test_main)
+  return std::string(src ? src : ".") + "/chart/karpenter-proxmox/";
+}
+
 TEST_F(KubectlAgainstKubeSim, ChartCrdsAndExampleObjectsApplyWithDefaultValidation) {
-  const char* src = std::getenv("KP_SOURCE_DIR");
-  std::string root = "/work/main";
-  if (src &&
-      std::ifstream(std::string(src) + "/chart/karpenter-proxmox/crds/karpenter.sh_nodepools.yaml"))
-    root = src;
-  std::string crds = root + "/chart/karpenter-proxmox/crds/";
-  std::string examples = root + "/chart/karpenter-proxmox/examples/";
-  if (!std::ifstream(crds + "karpenter.sh_nodepools.yaml"))
-    GTEST_SKIP() << "the chart's CRDs are not there yet";
-  must({"apply", "-f", crds});
-  must({"apply", "-f", examples + "nodepool.yaml"});
-  must({"apply", "-f", examples + "proxmoxnodeclass.yaml"});
+  must({"apply", "-f", chart_dir() + "crds/"});
+  must({"apply", "-f", chart_dir() + "examples/nodepool.yaml"});
+  must({"apply", "-f", chart_dir() + "examples/proxmoxnodeclass.yaml"});
   auto r =
       kubectl({"get", "nodepool", "default", "-o", "jsonpath={.spec.template.spec.expireAfter}"});
   EXPECT_EQ(r.out, "720h") << "NodePool defaults come from the CRD schema: " << r.err;
   auto list = kubectl({"get", "nodepools,proxmoxnodeclasses"});
   EXPECT_NE(list.out.find("default"), std::string::npos) << list.out << list.err;
+}
+
+TEST_F(KubectlAgainstKubeSim, NodeClassPlacementAcceptsEveryStrategyAndRefusesOthers) {
+  must({"apply", "-f", chart_dir() + "crds/"});
+  auto node_class = [](const std::string& name, const std::string& placement) {
+    return "apiVersion: karpenter.proxmox.sinextra.dev/v1alpha1\nkind: ProxmoxNodeClass\n"
+           "metadata: {name: " +
+           name +
+           "}\nspec:\n"
+           "  instanceTemplateRef: {kind: ProxmoxUnmanagedTemplate, name: k8s}\n"
+           "  placementStrategy: " +
+           placement + "\n";
+  };
+  for (std::string s :
+       {"Balanced", "AvailabilityFirst", "Spread", "MaxMemory", "MaxCPU", "RoundRobin", "Pack"}) {
+    std::string name = "pc-" + std::to_string(std::hash<std::string>{}(s) % 100000);
+    must({"apply", "-f", "-"},
+         node_class(name, "{zoneBalance: " + s +
+                              ", excludedZones: [pve3], minFreeCPU: 2, minFreeMemory: 8Gi}"));
+  }
+  auto bad = kubectl({"apply", "-f", "-"}, node_class("fastest", "{zoneBalance: Fastest}"));
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("zoneBalance"), std::string::npos) << bad.err;
+  auto bad_memory = kubectl({"apply", "-f", "-"}, node_class("lots", "{minFreeMemory: lots}"));
+  EXPECT_NE(bad_memory.exit_code, 0);
+  EXPECT_NE(bad_memory.err.find("minFreeMemory"), std::string::npos) << bad_memory.err;
 }
 
 }  // namespace
