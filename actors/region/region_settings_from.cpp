@@ -1,0 +1,41 @@
+#include "actors/region/region_settings_from.hpp"
+
+#include <algorithm>
+
+namespace kp::actors::region {
+
+namespace {
+
+using std::chrono::duration_cast;
+using std::chrono::milliseconds;
+
+proxmox::task_wait_options wait_for(config::duration timeout, config::duration poll_interval) {
+  proxmox::task_wait_options o;
+  o.timeout = duration_cast<milliseconds>(timeout);
+  o.initial_interval = std::max(duration_cast<milliseconds>(poll_interval), milliseconds(1));
+  o.max_interval = std::max(o.max_interval, o.initial_interval);
+  return o;
+}
+
+}  // namespace
+
+region_settings region_settings_from(const config::settings& s,
+                                     const config::proxmox_cluster& cluster,
+                                     std::string cluster_name) {
+  region_settings r;
+  r.region = cluster.region;
+  r.cluster_name = std::move(cluster_name);
+  r.first_vmid = static_cast<std::uint32_t>(std::max(s.proxmox_vmid, 100));
+  r.max_in_flight = static_cast<std::size_t>(std::max(s.proxmox_max_inflight, 1));
+  // One wait covers clone, config and delete in the actor: the longest of them.
+  r.clone_wait = wait_for(
+      std::max({s.proxmox_clone_timeout, s.proxmox_config_timeout, s.proxmox_delete_timeout}),
+      s.proxmox_task_poll_interval);
+  r.start_wait = wait_for(std::max(s.proxmox_start_timeout, s.proxmox_stop_timeout),
+                          s.proxmox_task_poll_interval);
+  // `affinity` is root-only in Proxmox: only root@pam with a password (ticket) may set it.
+  r.can_set_affinity = !cluster.uses_token() && cluster.username == "root@pam";
+  return r;
+}
+
+}  // namespace kp::actors::region
