@@ -24,10 +24,8 @@ TEST(SettingsHelp, ListsEveryFlagVariableAndDefault) {
 }
 
 TEST(SettingsDocs, TheGeneratedPartOfDocsSettingsMdMatchesTheTable) {
-  // kp_test's ENVIRONMENT currently sets only KP_BIN_DIR (the list is split), so the source
-  // directory is also compiled in.
-  const char* source = std::getenv("KP_SOURCE_DIR");
-  if (source == nullptr) source = KP_TEST_SOURCE_DIR;
+  const char* source = std::getenv("KP_SOURCE_DIR");  // set for every test binary (kp_test_main)
+  ASSERT_NE(source, nullptr);
   std::ifstream in(std::string(source) + "/docs/settings.md");
   ASSERT_TRUE(in) << "docs/settings.md is missing";
   std::stringstream content;
