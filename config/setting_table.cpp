@@ -287,6 +287,27 @@ std::vector<setting_spec> build_table() {
   t.push_back(duration_setting(
       lifecycle, "provisioning-solve-timeout", "PROVISIONING_SOLVE_TIMEOUT",
       "Longest scheduling simulation per batch.", &settings::provisioning_solve_timeout));
+  t.push_back(duration_setting(lifecycle, "initialization-timeout", "INITIALIZATION_TIMEOUT",
+                               "A registered node not initialized within this is replaced (0: "
+                               "never).",
+                               &settings::initialization_timeout));
+  t.push_back(duration_setting(lifecycle, "bootstrap-token-ttl", "BOOTSTRAP_TOKEN_TTL",
+                               "Lifetime of a VM's join token (at most 1h); deleted earlier, once "
+                               "the node registers.",
+                               &settings::bootstrap_token_ttl));
+  t.push_back(duration_setting(
+      lifecycle, "leader-election-lease-duration", "LEADER_ELECTION_LEASE_DURATION",
+      "How long a leader Lease holds without renewal.", &settings::leader_election_lease_duration));
+  t.push_back(duration_setting(lifecycle, "leader-election-renew-deadline",
+                               "LEADER_ELECTION_RENEW_DEADLINE",
+                               "The leader steps down when it could not renew for this long.",
+                               &settings::leader_election_renew_deadline));
+  t.push_back(duration_setting(
+      lifecycle, "leader-election-retry-period", "LEADER_ELECTION_RETRY_PERIOD",
+      "How often the Lease is tried and renewed.", &settings::leader_election_retry_period));
+  t.push_back(duration_setting(proxmox, "proxmox-inventory-interval", "PROXMOX_INVENTORY_INTERVAL",
+                               "How often each region re-reads hosts, VMs and templates.",
+                               &settings::proxmox_inventory_interval));
 
   t.push_back(duration_setting(proxmox, "proxmox-clone-timeout", "PROXMOX_CLONE_TIMEOUT",
                                "Wait for a clone task.", &settings::proxmox_clone_timeout));

@@ -78,6 +78,12 @@ struct settings {
   duration garbage_collection_interval = 2min;
   duration orphan_vm_grace_period = 30s;
   duration provisioning_solve_timeout = 1min;
+  duration initialization_timeout = 0s;  // 0 = none (Karpenter has none either)
+  duration bootstrap_token_ttl = 1h;     // a join token lives at most this long
+  duration leader_election_lease_duration = 15s;
+  duration leader_election_renew_deadline = 10s;
+  duration leader_election_retry_period = 2s;
+  duration proxmox_inventory_interval = 1min;  // how often each region re-reads Proxmox
 
   // --- Proxmox task waits per operation, and per-region concurrency ---------------------------
   duration proxmox_clone_timeout = 5min;

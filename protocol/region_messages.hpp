@@ -5,6 +5,7 @@
 // Errors are values inside the replies (code + message), never CAF errors, so callers can tell
 // "no capacity" from "template missing" from a Proxmox failure.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,6 +14,8 @@
 #include <caf/meta/type_name.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
+
+#include "core/result.hpp"
 
 namespace kp::protocol {
 
@@ -23,7 +26,8 @@ using inventory_atom = caf::atom_constant<caf::atom("inventory")>;
 using refresh_atom = caf::atom_constant<caf::atom("refresh")>;
 
 // Error codes in replies: "no_capacity" (message: the placement reason per host),
-// "template_missing", "proxmox" (message: the Proxmox error code and text), "invalid_request".
+// "template_missing", "proxmox" (message: the Proxmox error code and text), "invalid_request",
+// "template_error" (render_iso failed).
 struct region_error {
   std::string code;
   std::string message;
@@ -50,7 +54,14 @@ struct launch_request {
   std::uint64_t min_free_memory_mib = 0;
   bool static_cpu_policy = false;  // NODE_POLICY=static: pin CPUs and bind NUMA nodes
   std::vector<std::string> tags;   // "karpenter" is always added
-  std::string iso;                 // NoCloud ISO bytes; empty = no CD-ROM
+  std::string iso;                 // NoCloud ISO bytes; empty = no CD-ROM (or render_iso)
+  // Builds the NoCloud ISO once the VM's region, host and VMID are known (cloud-init names
+  // them: providerID, hostname). Called inside the region actor after the clone, before the
+  // upload; an error fails the launch with code "template_error" and the clone is removed.
+  // Pure (it captures only values). Local messages only: inspect() does not list it.
+  std::function<kp::result<std::string>(const std::string& region, const std::string& zone,
+                                        std::uint32_t vmid)>
+      render_iso;
 };
 
 template <class Inspector>

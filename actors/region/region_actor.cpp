@@ -14,6 +14,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/continuation.hpp"
 #include "actors/credit_window.hpp"
 #include "actors/region/inventory.hpp"
 #include "actors/region/ownership_mark.hpp"
@@ -22,21 +23,9 @@
 #include "protocol/proxmox/property_string.hpp"
 
 namespace kp::actors::region {
-
-// A piece of work to run inside the actor (the rest of an operation after an I/O completion).
-struct continuation {
-  std::function<void()> run;
-};
-
-}  // namespace kp::actors::region
-
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kp::actors::region::continuation)
-
-namespace kp::actors::region {
 namespace {
 
 using namespace kp::protocol;
-using resume_atom = caf::atom_constant<caf::atom("resume")>;
 using tick_atom = caf::atom_constant<caf::atom("regiontick")>;
 using impl_actor = region_actor::extend<caf::reacts_to<resume_atom, continuation>,
                                         caf::reacts_to<tick_atom, std::uint64_t>>;
@@ -105,11 +94,7 @@ using self_ptr = impl_actor::stateful_pointer<region_state>;
 // A client callback that resumes `f` inside the actor.
 template <class T>
 proxmox::callback<T> bounce(self_ptr self, std::function<void(result<T>)> f) {
-  impl_actor handle = caf::actor_cast<impl_actor>(self);
-  return [handle, f = std::move(f)](result<T> r) {
-    caf::anon_send(handle, resume_atom::value,
-                   continuation{[f, r = std::move(r)]() mutable { f(std::move(r)); }});
-  };
+  return resume_in<result<T>>(caf::actor_cast<impl_actor>(self), std::move(f));
 }
 
 region_error proxmox_error(const kp::error& e) {
@@ -670,6 +655,14 @@ void configure(self_ptr self, std::shared_ptr<launch_op> op) {
 
 void upload_iso(self_ptr self, std::shared_ptr<launch_op> op) {
   auto& st = self->state;
+  if (op->req.render_iso) {
+    auto rendered = op->req.render_iso(st.cfg.region, op->host, op->vmid);
+    if (!rendered) {
+      fail_launch(self, op, {"template_error", rendered.error().message});
+      return;
+    }
+    op->req.iso = std::move(*rendered);
+  }
   if (op->req.iso.empty()) {
     configure(self, op);
     return;

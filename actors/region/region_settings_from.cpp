@@ -26,6 +26,8 @@ region_settings region_settings_from(const config::settings& s,
   r.region = cluster.region;
   r.cluster_name = std::move(cluster_name);
   r.first_vmid = static_cast<std::uint32_t>(std::max(s.proxmox_vmid, 100));
+  r.refresh_interval =
+      std::chrono::duration_cast<std::chrono::milliseconds>(s.proxmox_inventory_interval);
   r.max_in_flight = static_cast<std::size_t>(std::max(s.proxmox_max_inflight, 1));
   // One wait covers clone, config and delete in the actor: the longest of them.
   r.clone_wait = wait_for(

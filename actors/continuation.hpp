@@ -1,0 +1,41 @@
+#pragma once
+// Completions of asynchronous I/O (Kubernetes and Proxmox clients) run on io threads. An actor
+// never touches its state there: it wraps the rest of the work in a `continuation` and sends it
+// to itself (anon_send, cpp-stack.md section 3), so the work runs inside the actor, in order,
+// single-threaded. An actor that uses this adds `caf::reacts_to<resume_atom, continuation>` to its
+// interface and `[self](resume_atom, continuation& c) { c.run(); }` to its behaviour.
+#include <functional>
+#include <utility>
+
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/atom.hpp>
+#include <caf/send.hpp>
+
+#include "core/result.hpp"
+
+namespace kp::actors {
+
+// A piece of work to run inside the actor (the rest of an operation after an I/O completion).
+struct continuation {
+  std::function<void()> run;
+};
+
+using resume_atom = caf::atom_constant<caf::atom("resume")>;
+
+}  // namespace kp::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(kp::actors::continuation)
+
+namespace kp::actors {
+
+// A callback for an I/O client that resumes `f` inside the actor `handle` (any typed or untyped
+// handle whose interface accepts resume_atom + continuation). If the actor is gone, nothing runs.
+template <class Result, class Handle>
+std::function<void(Result)> resume_in(Handle handle, std::function<void(Result)> f) {
+  return [handle = std::move(handle), f = std::move(f)](Result r) {
+    caf::anon_send(handle, resume_atom::value,
+                   continuation{[f, r = std::move(r)]() mutable { f(std::move(r)); }});
+  };
+}
+
+}  // namespace kp::actors

@@ -1,0 +1,117 @@
+#include "observability/karpenter_metrics.hpp"
+
+namespace kp::obs {
+namespace {
+
+template <class Builder>
+auto& add(Builder builder, prometheus::Registry& r, const char* name, const char* help) {
+  return builder.Name(name).Help(help).Register(r);
+}
+
+prometheus::Family<prometheus::Counter>& counter(prometheus::Registry& r, const char* name,
+                                                 const char* help) {
+  return add(prometheus::BuildCounter(), r, name, help);
+}
+prometheus::Family<prometheus::Gauge>& gauge(prometheus::Registry& r, const char* name,
+                                             const char* help) {
+  return add(prometheus::BuildGauge(), r, name, help);
+}
+prometheus::Family<prometheus::Histogram>& histogram(prometheus::Registry& r, const char* name,
+                                                     const char* help) {
+  return add(prometheus::BuildHistogram(), r, name, help);
+}
+
+}  // namespace
+
+prometheus::Histogram::BucketBoundaries duration_buckets() {
+  return {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600};
+}
+
+karpenter_metrics::karpenter_metrics(prometheus::Registry& r)
+    : registry(r),
+      nodeclaims_created(counter(r, "karpenter_nodeclaims_created_total",
+                                 "Number of nodeclaims created in total by Karpenter.")),
+      nodeclaims_terminated(counter(r, "karpenter_nodeclaims_terminated_total",
+                                    "Number of nodeclaims terminated in total by Karpenter.")),
+      nodeclaims_disrupted(counter(r, "karpenter_nodeclaims_disrupted_total",
+                                   "Number of nodeclaims disrupted in total by Karpenter.")),
+      nodeclaims_termination_duration(histogram(r,
+                                                "karpenter_nodeclaims_termination_duration_seconds",
+                                                "Duration of NodeClaim termination in seconds.")),
+      nodes_created(counter(r, "karpenter_nodes_created_total",
+                            "Number of nodes created in total by Karpenter.")),
+      nodes_terminated(counter(r, "karpenter_nodes_terminated_total",
+                               "Number of nodes terminated in total by Karpenter.")),
+      nodes_drained(
+          counter(r, "karpenter_nodes_drained_total", "The number of nodes drained by Karpenter.")),
+      nodes_termination_duration(histogram(r, "karpenter_nodes_termination_duration_seconds",
+                                           "The time taken between a node's deletion request "
+                                           "and the removal of its finalizer.")),
+      pods_state(gauge(r, "karpenter_pods_state",
+                       "Pod state is the current state of pods. This metric can be used several "
+                       "ways as it is labeled by the pod name, namespace, owner, node, nodepool "
+                       "name, zone, architecture, capacity type, instance type and pod phase.")),
+      pods_startup_duration(histogram(r, "karpenter_pods_startup_duration_seconds",
+                                      "The time from pod creation until the pod is running.")),
+      pods_eviction_requests(counter(r, "karpenter_pods_eviction_requests_total",
+                                     "The number of eviction requests by response code.")),
+      pods_drained(counter(r, "karpenter_pods_drained_total",
+                           "Number of pods drained by Karpenter, by reason.")),
+      scheduler_scheduling_duration(
+          histogram(r, "karpenter_scheduler_scheduling_duration_seconds",
+                    "Duration of scheduling simulations used for deprovisioning and "
+                    "provisioning in seconds.")),
+      scheduler_queue_depth(gauge(r, "karpenter_scheduler_queue_depth",
+                                  "The number of pods currently waiting to be scheduled.")),
+      scheduler_unschedulable_pods(
+          gauge(r, "karpenter_scheduler_unschedulable_pods_count",
+                "The number of unschedulable Pods in the last scheduling simulation.")),
+      nodepools_usage(gauge(r, "karpenter_nodepools_usage",
+                            "The amount of resources that have been provisioned for a nodepool.")),
+      nodepools_limit(
+          gauge(r, "karpenter_nodepools_limit",
+                "Limits specified on the nodepool that restrict the quantity of resources "
+                "provisioned.")),
+      nodepools_allowed_disruptions(
+          gauge(r, "karpenter_nodepools_allowed_disruptions",
+                "The number of nodes for a given NodePool that can be concurrently disrupting "
+                "at a point in time.")),
+      disruption_decisions(counter(r, "karpenter_voluntary_disruption_decisions_total",
+                                   "Number of disruption decisions performed.")),
+      disruption_eligible_nodes(gauge(r, "karpenter_voluntary_disruption_eligible_nodes",
+                                      "Number of nodes eligible for disruption by Karpenter.")),
+      disruption_failed_validations(
+          counter(r, "karpenter_voluntary_disruption_failed_validations_total",
+                  "Number of disruption decisions that failed validation.")),
+      disruption_evaluation_duration(
+          histogram(r, "karpenter_voluntary_disruption_decision_evaluation_duration_seconds",
+                    "Duration of the disruption decision evaluation process in seconds.")),
+      disruption_blocked(counter(r, "karpenter_proxmox_disruption_blocked_total",
+                                 "Nodes considered for disruption and not disrupted, by the "
+                                 "reason that blocked them.")),
+      cluster_state_node_count(gauge(r, "karpenter_cluster_state_node_count",
+                                     "Current count of nodes in cluster state.")),
+      cluster_state_synced(gauge(r, "karpenter_cluster_state_synced",
+                                 "Returns 1 if cluster state is synced and 0 otherwise.")),
+      cloudprovider_duration(histogram(r, "karpenter_cloudprovider_duration_seconds",
+                                       "Duration of cloud provider method calls.")),
+      cloudprovider_errors(counter(r, "karpenter_cloudprovider_errors_total",
+                                   "Total number of errors returned from CloudProvider calls.")),
+      proxmox_requests(counter(r, "karpenter_proxmox_api_requests_total",
+                               "Proxmox VE API requests by region, method, templated path and "
+                               "HTTP status code (0: no response).")),
+      proxmox_latency(histogram(r, "karpenter_proxmox_api_request_duration_seconds",
+                                "Proxmox VE API request latency by region, method and templated "
+                                "path.")),
+      kpnodes_total(gauge(r, "kpnodes_total", "The total number of kproximate nodes")),
+      kpnodes_running(gauge(r, "kpnodes_running", "The number of running kproximate nodes")),
+      cpu_provisioned_total(gauge(r, "cpu_provisioned_total", "The total provisioned cpus")),
+      memory_provisioned_total(
+          gauge(r, "memory_provisioned_total", "The total memory provisioned")),
+      cpu_allocatable_total(gauge(r, "cpu_allocatable_total", "The total cpus allocatable")),
+      memory_allocatable_total(
+          gauge(r, "memory_allocatable_total", "The total memory allocatable")),
+      cpu_allocated_total(gauge(r, "cpu_allocated_total", "The total cpu allocated")),
+      memory_allocated_total(gauge(r, "memory_allocated_total", "The total memory allocated")) {}
+
+}  // namespace kp::obs

@@ -1,0 +1,87 @@
+#pragma once
+// Every metric family the controller exports under Karpenter's names and labels (karpenter-core.md
+// section 6), kproximate's eight gauges (kproximate.md section 8) and the Proxmox API request
+// counters, registered once per process. Actors receive a shared pointer and add label sets;
+// prometheus-cpp families are thread-safe, so this is the one thing actors share (write-only
+// counters, never read back to decide anything).
+#include <memory>
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+namespace kp::obs {
+
+struct karpenter_metrics {
+  explicit karpenter_metrics(prometheus::Registry& registry);
+
+  prometheus::Registry& registry;
+
+  // NodeClaims and nodes
+  prometheus::Family<prometheus::Counter>&
+      nodeclaims_created;  // reason,nodepool,min_values_relaxed
+  prometheus::Family<prometheus::Counter>& nodeclaims_terminated;  // nodepool,capacity_type,zone
+  prometheus::Family<prometheus::Counter>&
+      nodeclaims_disrupted;  // reason,nodepool,capacity_type,...
+  prometheus::Family<prometheus::Histogram>& nodeclaims_termination_duration;  // nodepool
+  prometheus::Family<prometheus::Counter>& nodes_created;                      // nodepool,zone
+  prometheus::Family<prometheus::Counter>& nodes_terminated;                   // nodepool,zone
+  prometheus::Family<prometheus::Counter>& nodes_drained;                      // nodepool
+  prometheus::Family<prometheus::Histogram>& nodes_termination_duration;       // nodepool
+
+  // Pods
+  prometheus::Family<prometheus::Gauge>& pods_state;  // name,namespace,node,nodepool,zone,phase,...
+  prometheus::Family<prometheus::Histogram>& pods_startup_duration;  // (none)
+  prometheus::Family<prometheus::Counter>& pods_eviction_requests;   // code
+  prometheus::Family<prometheus::Counter>& pods_drained;             // reason
+
+  // Scheduler
+  prometheus::Family<prometheus::Histogram>& scheduler_scheduling_duration;  // controller
+  prometheus::Family<prometheus::Gauge>& scheduler_queue_depth;         // controller,scheduling_id
+  prometheus::Family<prometheus::Gauge>& scheduler_unschedulable_pods;  // controller
+
+  // NodePools
+  prometheus::Family<prometheus::Gauge>& nodepools_usage;                // resource_type,nodepool
+  prometheus::Family<prometheus::Gauge>& nodepools_limit;                // resource_type,nodepool
+  prometheus::Family<prometheus::Gauge>& nodepools_allowed_disruptions;  // nodepool,reason
+
+  // Disruption
+  prometheus::Family<prometheus::Counter>&
+      disruption_decisions;  // decision,reason,consolidation_type
+  prometheus::Family<prometheus::Gauge>& disruption_eligible_nodes;        // reason
+  prometheus::Family<prometheus::Counter>& disruption_failed_validations;  // consolidation_type
+  prometheus::Family<prometheus::Histogram>&
+      disruption_evaluation_duration;  // reason,consolidation_type
+  prometheus::Family<prometheus::Counter>&
+      disruption_blocked;  // reason (why a node was not disrupted)
+
+  // Cluster state
+  prometheus::Family<prometheus::Gauge>& cluster_state_node_count;
+  prometheus::Family<prometheus::Gauge>& cluster_state_synced;
+
+  // Cloud provider (our region actors behind it)
+  prometheus::Family<prometheus::Histogram>& cloudprovider_duration;  // controller,method,provider
+  prometheus::Family<prometheus::Counter>&
+      cloudprovider_errors;  // controller,method,provider,error
+
+  // Proxmox API: requests by region, method, templated path and HTTP code; latency histogram
+  prometheus::Family<prometheus::Counter>& proxmox_requests;   // region,method,path,code
+  prometheus::Family<prometheus::Histogram>& proxmox_latency;  // region,method,path
+
+  // kproximate's gauges, with its names (all gauges, as kproximate has them)
+  prometheus::Family<prometheus::Gauge>& kpnodes_total;
+  prometheus::Family<prometheus::Gauge>& kpnodes_running;
+  prometheus::Family<prometheus::Gauge>& cpu_provisioned_total;
+  prometheus::Family<prometheus::Gauge>& memory_provisioned_total;
+  prometheus::Family<prometheus::Gauge>& cpu_allocatable_total;
+  prometheus::Family<prometheus::Gauge>& memory_allocatable_total;
+  prometheus::Family<prometheus::Gauge>& cpu_allocated_total;
+  prometheus::Family<prometheus::Gauge>& memory_allocated_total;
+};
+
+// Latency buckets (seconds) shared by the duration histograms.
+prometheus::Histogram::BucketBoundaries duration_buckets();
+
+}  // namespace kp::obs
