@@ -13,9 +13,9 @@ namespace {
 
 constexpr std::string_view lab_hint = "for a try-out without Proxmox, run `karpenter-proxmox lab`";
 
-const std::vector<std::string> cluster_keys = {"url",          "insecure",      "token_id",
-                                               "token_secret", "token_id_file", "token_secret_file",
-                                               "username",     "password",      "region"};
+const std::vector<std::string> cluster_keys = {
+    "url",      "insecure", "token_id", "token_secret", "token_id_file", "token_secret_file",
+    "username", "password", "region",   "ca_file"};
 
 std::string trim(std::string text) {
   auto not_space = [](unsigned char c) { return c != ' ' && c != '\t' && c != '\n' && c != '\r'; };
@@ -69,7 +69,7 @@ result<proxmox_cluster> read_cluster(const YAML::Node& entry, cluster_context wh
     }
   }
   proxmox_cluster c;
-  std::string token_secret, token_id_file, token_secret_file, password;
+  std::string token_secret, token_id_file, token_secret_file, password, ca_file;
   struct field {
     const char* key;
     std::string* target;
@@ -78,7 +78,7 @@ result<proxmox_cluster> read_cluster(const YAML::Node& entry, cluster_context wh
        {field{"region", &c.region}, field{"url", &c.url}, field{"token_id", &c.token_id},
         field{"token_secret", &token_secret}, field{"token_id_file", &token_id_file},
         field{"token_secret_file", &token_secret_file}, field{"username", &c.username},
-        field{"password", &password}}) {
+        field{"password", &password}, field{"ca_file", &ca_file}}) {
     auto value = scalar(entry, key, where);
     if (!value) return value.error();
     *target = trim(*value);
@@ -92,6 +92,17 @@ result<proxmox_cluster> read_cluster(const YAML::Node& entry, cluster_context wh
     c.insecure = flag;
   }
 
+  if (!ca_file.empty()) {
+    auto content = read_whole_file(ca_file);
+    if (!content) {
+      return where.fail("ca_file " + ca_file + ": cannot read it (" + content.error().message +
+                        ")");
+    }
+    if (content->find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
+      return where.fail("ca_file " + ca_file + ": no PEM certificate in it");
+    }
+    c.ca_pem = std::move(*content);
+  }
   if (c.url.empty()) return where.fail("url is required (e.g. https://pve.example:8006/api2/json)");
   if (c.url.rfind("http://", 0) != 0 && c.url.rfind("https://", 0) != 0) {
     return where.fail("url \"" + strip_url_userinfo(c.url) +

@@ -22,6 +22,9 @@ struct proxmox_cluster {
   std::string username;
   secret password;
   std::string region;
+  // Ours, not the Go provider's: `ca_file` names a PEM bundle that signs the Proxmox API's
+  // certificate (a private CA), so verification stays on without `insecure`.
+  std::string ca_pem;
 
   bool uses_token() const { return !token_id.empty(); }
   // The URL that REST paths are appended to; always ends in /api2/json.

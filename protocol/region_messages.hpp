@@ -130,6 +130,21 @@ typename Inspector::result_type inspect(Inspector& f, owned_vm& x) {
            x.status, x.created_unix, x.collectable);
 }
 
+// Free capacity of one host as placement sees it (reservations of launches in flight included):
+// the provisioner turns these into instance-type offerings per zone.
+struct host_capacity {
+  std::string host;
+  bool online = false;
+  std::int64_t free_cpus = 0;
+  std::int64_t free_memory_bytes = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, host_capacity& x) {
+  return f(caf::meta::type_name("host_capacity"), x.host, x.online, x.free_cpus,
+           x.free_memory_bytes);
+}
+
 struct region_inventory {
   std::string region;
   bool refreshed = false;  // at least one refresh succeeded
@@ -140,15 +155,46 @@ struct region_inventory {
   std::uint32_t vms = 0;
   std::uint32_t in_flight = 0;
   std::uint32_t queued = 0;
-  std::uint32_t peak_in_flight = 0;  // the most operations ever in flight at once
+  std::uint32_t peak_in_flight = 0;     // the most operations ever in flight at once
+  std::vector<host_capacity> capacity;  // hosts with a known topology
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, region_inventory& x) {
   return f(caf::meta::type_name("region_inventory"), x.region, x.refreshed, x.detail,
            x.hosts_online, x.hosts_offline, x.templates, x.vms, x.in_flight, x.queued,
-           x.peak_in_flight);
+           x.peak_in_flight, x.capacity);
 }
+
+// After a node initialised: detach the NoCloud CD-ROM (ide2) of the VM and delete its
+// user-data-<vmid>.iso. Counted apart from the creation calls. A VM without our ISO (or gone) is
+// `ok` with `nothing_to_do`. Its own interface, so fakes of region_actor need not handle it;
+// send it through caf::actor_cast<region_iso_actor>(region) (the region actor answers it).
+using release_iso_atom = caf::atom_constant<caf::atom("releaseiso")>;
+
+struct release_iso_request {
+  std::uint32_t vmid = 0;
+  std::string nodeclaim;  // for logs and when vmid is 0
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, release_iso_request& x) {
+  return f(caf::meta::type_name("release_iso_request"), x.vmid, x.nodeclaim);
+}
+
+struct release_iso_reply {
+  bool ok = false;
+  region_error error;
+  bool nothing_to_do = false;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, release_iso_reply& x) {
+  return f(caf::meta::type_name("release_iso_reply"), x.ok, x.error, x.nothing_to_do);
+}
+
+using region_iso_actor = caf::typed_actor<
+    caf::replies_to<release_iso_atom, release_iso_request>::with<release_iso_reply>>;
 
 // One per Proxmox cluster. refresh_atom re-reads the inventory now (it also runs on a timer and
 // after each create/delete).

@@ -27,8 +27,9 @@ namespace {
 
 using namespace kp::protocol;
 using tick_atom = caf::atom_constant<caf::atom("regiontick")>;
-using impl_actor = region_actor::extend<caf::reacts_to<resume_atom, continuation>,
-                                        caf::reacts_to<tick_atom, std::uint64_t>>;
+using impl_actor = region_actor::extend<
+    caf::reacts_to<resume_atom, continuation>, caf::reacts_to<tick_atom, std::uint64_t>,
+    caf::replies_to<release_iso_atom, release_iso_request>::with<release_iso_reply>>;
 
 constexpr const char* capacity_vm_name = "node-capacity";
 
@@ -891,6 +892,87 @@ void handle_delete(self_ptr self, delete_request req,
   });
 }
 
+// --- releasing the cloud-init ISO after initialization -----------------------------------------
+
+// Our NoCloud ISO on the VM's ide2, "" when it has none (or another CD-ROM).
+std::string user_data_iso(const vm_record& vm) {
+  if (!vm.config) return "";
+  auto d = vm.config->drives.find("ide2");
+  if (d == vm.config->drives.end()) return "";
+  if (d->second.volume.find(":iso/user-data-") == std::string::npos) return "";
+  return d->second.volume;
+}
+
+const vm_record* find_vm_for_iso(const region_state& st, const release_iso_request& req) {
+  if (req.vmid != 0) {
+    auto it = st.vms.find(req.vmid);
+    return it == st.vms.end() || it->second.is_template ? nullptr : &it->second;
+  }
+  delete_request d;
+  d.nodeclaim = req.nodeclaim;
+  return find_vm(st, d);
+}
+
+void handle_release_iso(self_ptr self, release_iso_request req,
+                        caf::typed_response_promise<release_iso_reply> rp) {
+  auto& st = self->state;
+  const vm_record* vm = find_vm_for_iso(st, req);
+  std::string iso = vm == nullptr ? "" : user_data_iso(*vm);
+  if (iso.empty()) {
+    release_iso_reply reply;
+    reply.ok = true;
+    reply.nothing_to_do = true;
+    rp.deliver(reply);
+    return;
+  }
+  std::string node = vm->node;
+  std::uint32_t vmid = vm->vmid;
+  st.window->submit([self, node, vmid, iso, rp]() mutable {
+    auto finish = [self, vmid, rp](status s) mutable {
+      release_iso_reply reply;
+      if (s) {
+        reply.ok = true;
+        auto it = self->state.vms.find(vmid);
+        if (it != self->state.vms.end() && it->second.config) {
+          it->second.config->drives.erase("ide2");
+        }
+      } else {
+        reply.error = proxmox_error(s.error());
+      }
+      rp.deliver(reply);
+      self->state.window->complete();
+    };
+    proxmox::vm_config_update u;
+    u.remove = {"ide2"};
+    self->state.api->update_vm_config(
+        node, vmid, u,
+        bounce<std::optional<proxmox::upid>>(
+            self, [self, node, iso, finish](result<std::optional<proxmox::upid>> r) mutable {
+              if (!r) {
+                finish(gone(r.error()) ? status{} : status{r.error()});
+                return;
+              }
+              auto then_delete = [self, node, iso, finish]() mutable {
+                delete_iso(self, node, iso, [finish]() mutable { finish({}); });
+              };
+              if (!*r) {
+                then_delete();
+                return;
+              }
+              self->state.api->wait_task(
+                  **r, self->state.cfg.clone_wait,
+                  bounce<proxmox::task_status>(
+                      self, [then_delete, finish](result<proxmox::task_status> t) mutable {
+                        if (!t) {
+                          finish(t.error());
+                          return;
+                        }
+                        then_delete();
+                      }));
+            }));
+  });
+}
+
 // --- queries ------------------------------------------------------------------------------------
 
 std::vector<owned_vm> list_owned(const region_state& st) {
@@ -937,6 +1019,9 @@ region_inventory snapshot(const region_state& st) {
   inv.in_flight = static_cast<std::uint32_t>(st.window->in_flight());
   inv.queued = static_cast<std::uint32_t>(st.window->queued());
   inv.peak_in_flight = static_cast<std::uint32_t>(st.peak_in_flight);
+  for (const auto& h : st.placement_hosts) {
+    inv.capacity.push_back({h.name(), h.online, h.free_cpus(), h.free_memory()});
+  }
   return inv;
 }
 
@@ -994,6 +1079,20 @@ impl_actor::behavior_type region_behavior(self_ptr self, std::shared_ptr<proxmox
       [self](inventory_atom) -> caf::typed_response_promise<region_inventory> {
         auto rp = self->make_response_promise<region_inventory>();
         with_inventory(self, [self, rp]() mutable { rp.deliver(snapshot(self->state)); });
+        return rp;
+      },
+      [self](release_iso_atom,
+             release_iso_request req) -> caf::typed_response_promise<release_iso_reply> {
+        auto rp = self->make_response_promise<release_iso_reply>();
+        with_inventory(self, [self, req, rp]() mutable {
+          if (!self->state.refreshed) {
+            release_iso_reply reply;
+            reply.error = {"proxmox", "no inventory of the region yet: " + self->state.detail};
+            rp.deliver(reply);
+            return;
+          }
+          handle_release_iso(self, req, rp);
+        });
         return rp;
       },
       [self](refresh_atom) { refresh(self); },

@@ -121,6 +121,24 @@ TEST_F(ClustersFile, AnUnreadableTokenFileIsNamed) {
       "cluster 1 (region \"r\"): token_secret_file /nonexistent/secret: cannot read it");
 }
 
+TEST_F(ClustersFile, ACaFileKeepsVerificationOnWithAPrivateCa) {
+  auto ca = write("ca.pem", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+  auto parsed = parse_clusters_yaml(
+      "clusters:\n  - {url: https://p, region: r, token_id: a@b!c, "
+      "token_secret: s, ca_file: " +
+          ca + "}\n",
+      "test.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  EXPECT_NE(parsed->clusters[0].ca_pem.find("BEGIN CERTIFICATE"), std::string::npos);
+  EXPECT_FALSE(parsed->clusters[0].insecure);
+  auto junk = write("junk.pem", "not a certificate");
+  expect_refused(
+      "clusters:\n  - {url: https://p, region: r, token_id: a@b!c, token_secret: s, "
+      "ca_file: " +
+          junk + "}\n",
+      "ca_file " + junk + ": no PEM certificate in it");
+}
+
 TEST_F(ClustersFile, EachInvalidClusterIsRefusedWithOneClearLine) {
   std::string s = token_secret_value;
   std::string p = password_value;
