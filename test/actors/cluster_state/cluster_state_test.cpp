@@ -1,0 +1,378 @@
+// cluster_state on CAF's test coordinator (virtual time, every message run on the test thread):
+// coalescing, copy-on-write sharing between snapshots, nothing before synced, late and dead
+// subscribers, deletes, the snapshot request and the pod metrics.
+#include "actors/cluster_state/cluster_state.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <prometheus/registry.h>
+
+#include "observability/karpenter_metrics.hpp"
+#include "test/actors/caf_test_fixture.hpp"
+
+namespace kp::actors::cluster_state {
+namespace {
+
+using namespace std::chrono_literals;
+using namespace kp::protocol;
+
+struct inbox {
+  std::vector<snapshot_ptr> snapshots;
+};
+
+snapshot_listener::behavior_type recorder(snapshot_listener::pointer, std::shared_ptr<inbox> into) {
+  return {[into](snapshot_ptr s) { into->snapshots.push_back(std::move(s)); }};
+}
+
+std::shared_ptr<const kube::pod> make_pod(const std::string& ns, const std::string& name,
+                                          const std::string& node = "",
+                                          const std::string& phase = "Pending") {
+  auto p = std::make_shared<kube::pod>();
+  p->metadata.namespace_ = ns;
+  p->metadata.name = name;
+  p->spec.node_name = node;
+  p->status.phase = phase;
+  return p;
+}
+
+std::shared_ptr<const kube::node> make_node(const std::string& name, const std::string& nodepool,
+                                            const std::string& zone) {
+  auto n = std::make_shared<kube::node>();
+  n->metadata.name = name;
+  n->metadata.labels["karpenter.sh/nodepool"] = nodepool;
+  n->metadata.labels["topology.kubernetes.io/zone"] = zone;
+  return n;
+}
+
+template <class T>
+objects_replaced<T> empty_list() {
+  return {std::make_shared<const object_map<T>>()};
+}
+
+class ClusterState : public test::caf_test {
+ protected:
+  void start(std::shared_ptr<obs::karpenter_metrics> metrics = nullptr) {
+    cluster_state_options o;
+    o.publish_interval = 50ms;
+    o.wall_clock_ms = [] { return std::int64_t{1'700'000'000'000}; };
+    cs_ = spawn_cluster_state(sys(), std::move(metrics), o);
+    sched().run();
+  }
+
+  std::shared_ptr<inbox> subscribe() {
+    auto into = std::make_shared<inbox>();
+    auto listener = sys().spawn(recorder, into);
+    caf::anon_send(cs_, subscribe_atom::value, listener);
+    sched().run();
+    listeners_.push_back(listener);
+    return into;
+  }
+
+  // Every kind listed except (optionally) secrets.
+  void list_all_but_secrets() {
+    caf::anon_send(cs_, empty_list<kube::pod>());
+    caf::anon_send(cs_, empty_list<kube::node>());
+    caf::anon_send(cs_, empty_list<kube::node_claim>());
+    caf::anon_send(cs_, empty_list<kube::node_pool>());
+    caf::anon_send(cs_, empty_list<kube::proxmox_node_class>());
+    caf::anon_send(cs_, empty_list<kube::proxmox_template>());
+    caf::anon_send(cs_, empty_list<kube::proxmox_unmanaged_template>());
+    caf::anon_send(cs_, empty_list<kube::daemon_set>());
+    caf::anon_send(cs_, empty_list<kube::pod_disruption_budget>());
+    caf::anon_send(cs_, empty_list<kube::volume_attachment>());
+    sched().run();
+  }
+  void sync() {
+    list_all_but_secrets();
+    caf::anon_send(cs_, empty_list<kube::secret>());
+    sched().run();
+  }
+
+  void add(std::shared_ptr<const kube::pod> p) {
+    caf::anon_send(cs_, object_changed<kube::pod>{false, std::move(p)});
+  }
+  void remove(std::shared_ptr<const kube::pod> p) {
+    caf::anon_send(cs_, object_changed<kube::pod>{true, std::move(p)});
+  }
+
+  // Lets the publication timer fire and runs what it sends.
+  void pass(caf::timespan t) {
+    sched().run();
+    sched().advance_time(t);
+    sched().run();
+  }
+
+  template <class Reply, class Handle, class... Ts>
+  Reply ask(const Handle& to, Ts... xs) {
+    caf::scoped_actor self{sys()};
+    self->send(to, xs...);
+    sched().run();
+    Reply out{};
+    bool got = false;
+    self->receive([&](Reply& r) { out = std::move(r), got = true; }, caf::after(0s) >> [] {});
+    EXPECT_TRUE(got) << "no reply";
+    return out;
+  }
+
+  cluster_state_actor cs_;
+  std::vector<snapshot_listener> listeners_;
+};
+
+TEST_F(ClusterState, nothingIsPublishedBeforeEveryKindHasBeenListedOnce) {
+  start();
+  auto in = subscribe();
+  list_all_but_secrets();
+  add(make_pod("default", "a"));
+  pass(1s);
+  EXPECT_TRUE(in->snapshots.empty());
+  auto asked = ask<snapshot_ptr>(cs_, snapshot_atom::value);
+  ASSERT_TRUE(asked);
+  EXPECT_FALSE(asked->synced);
+  EXPECT_EQ(asked->generation, 0u);
+  EXPECT_TRUE(asked->pods->empty());
+
+  caf::anon_send(cs_, empty_list<kube::secret>());
+  sched().run();
+  ASSERT_EQ(in->snapshots.size(), 1u);
+  EXPECT_TRUE(in->snapshots[0]->synced);
+  EXPECT_EQ(in->snapshots[0]->pods->size(), 1u);  // deltas before sync are kept, not lost
+  EXPECT_EQ(in->snapshots[0]->taken_unix_ms, 1'700'000'000'000);
+}
+
+TEST_F(ClusterState, aHundredDeltasWithinOneIntervalBecomeOneSnapshotHoldingThemAll) {
+  start();
+  auto in = subscribe();
+  sync();
+  ASSERT_EQ(in->snapshots.size(), 1u);
+  for (int i = 0; i < 100; ++i) add(make_pod("default", "p" + std::to_string(i)));
+  sched().run();
+  EXPECT_EQ(in->snapshots.size(), 1u);  // still inside the interval of the first publication
+  sched().advance_time(50ms);
+  sched().run();
+  ASSERT_EQ(in->snapshots.size(), 2u);
+  EXPECT_EQ(in->snapshots[1]->pods->size(), 100u);
+  EXPECT_GT(in->snapshots[1]->generation, in->snapshots[0]->generation);
+  pass(1s);
+  EXPECT_EQ(in->snapshots.size(), 2u);  // nothing new, nothing published
+}
+
+TEST_F(ClusterState, theFirstDeltaAfterAQuietIntervalIsPublishedAtOnce) {
+  start();
+  auto in = subscribe();
+  sync();
+  pass(1s);
+  ASSERT_EQ(in->snapshots.size(), 1u);
+  add(make_pod("default", "quiet"));
+  sched().run();  // no virtual time passes
+  ASSERT_EQ(in->snapshots.size(), 2u);
+  EXPECT_NE(cluster_snapshot::find(in->snapshots[1]->pods, "default/quiet"), nullptr);
+}
+
+TEST_F(ClusterState, kindsThatDidNotChangeShareTheirMapWithThePreviousSnapshot) {
+  start();
+  auto in = subscribe();
+  sync();
+  add(make_pod("default", "a"));
+  pass(50ms);
+  ASSERT_EQ(in->snapshots.size(), 2u);
+  const auto& before = *in->snapshots[0];
+  const auto& after = *in->snapshots[1];
+  EXPECT_NE(before.pods, after.pods);
+  EXPECT_TRUE(before.pods->empty());  // the published map was not written
+  EXPECT_EQ(after.pods->size(), 1u);
+  EXPECT_EQ(before.nodes, after.nodes);
+  EXPECT_EQ(before.node_claims, after.node_claims);
+  EXPECT_EQ(before.node_pools, after.node_pools);
+  EXPECT_EQ(before.node_classes, after.node_classes);
+  EXPECT_EQ(before.templates, after.templates);
+  EXPECT_EQ(before.unmanaged_templates, after.unmanaged_templates);
+  EXPECT_EQ(before.daemon_sets, after.daemon_sets);
+  EXPECT_EQ(before.pod_disruption_budgets, after.pod_disruption_budgets);
+  EXPECT_EQ(before.volume_attachments, after.volume_attachments);
+  EXPECT_EQ(before.bootstrap_tokens, after.bootstrap_tokens);
+  // Unchanged objects are shared too, not copied.
+  add(make_pod("default", "b"));
+  pass(50ms);
+  ASSERT_EQ(in->snapshots.size(), 3u);
+  EXPECT_EQ(in->snapshots[2]->pods->at("default/a"), after.pods->at("default/a"));
+}
+
+TEST_F(ClusterState, aLateSubscriberGetsTheLatestSnapshotAtOnce) {
+  start();
+  auto early = subscribe();
+  sync();
+  add(make_pod("default", "a"));
+  pass(50ms);
+  ASSERT_EQ(early->snapshots.size(), 2u);
+  auto late = subscribe();
+  ASSERT_EQ(late->snapshots.size(), 1u);
+  EXPECT_EQ(late->snapshots[0], early->snapshots.back());
+  auto asked = ask<snapshot_ptr>(cs_, snapshot_atom::value);
+  EXPECT_EQ(asked, early->snapshots.back());
+}
+
+TEST_F(ClusterState, aDeletedObjectIsGoneFromTheNextSnapshot) {
+  start();
+  auto in = subscribe();
+  sync();
+  auto a = make_pod("default", "a");
+  add(a);
+  add(make_pod("kube-system", "b"));
+  pass(50ms);
+  ASSERT_EQ(in->snapshots.back()->pods->size(), 2u);
+  remove(a);
+  pass(50ms);
+  const auto& pods = *in->snapshots.back()->pods;
+  EXPECT_EQ(pods.size(), 1u);
+  EXPECT_EQ(pods.count("default/a"), 0u);
+  EXPECT_EQ(pods.count("kube-system/b"), 1u);
+  // A re-list without an object removes it as well.
+  caf::anon_send(cs_, empty_list<kube::pod>());
+  pass(50ms);
+  EXPECT_TRUE(in->snapshots.back()->pods->empty());
+}
+
+TEST_F(ClusterState, aDeadSubscriberIsDropped) {
+  start();
+  auto keep = subscribe();
+  auto gone = subscribe();
+  auto probe = caf::actor_cast<cluster_state_probe>(cs_);
+  EXPECT_EQ(ask<std::size_t>(probe, subscribers_atom::value), 2u);
+  caf::anon_send_exit(listeners_[1], caf::exit_reason::user_shutdown);
+  sched().run();
+  EXPECT_EQ(ask<std::size_t>(probe, subscribers_atom::value), 1u);
+  sync();
+  EXPECT_EQ(keep->snapshots.size(), 1u);
+  EXPECT_TRUE(gone->snapshots.empty());
+}
+
+TEST_F(ClusterState, subscribingTwiceDeliversEachSnapshotOnce) {
+  start();
+  auto in = std::make_shared<inbox>();
+  auto listener = sys().spawn(recorder, in);
+  caf::anon_send(cs_, subscribe_atom::value, listener);
+  caf::anon_send(cs_, subscribe_atom::value, listener);
+  sched().run();
+  sync();
+  EXPECT_EQ(in->snapshots.size(), 1u);
+}
+
+// Reads one gauge family's series from the registry.
+std::vector<prometheus::ClientMetric> series(prometheus::Registry& r, const std::string& name) {
+  for (auto& family : r.Collect())
+    if (family.name == name) return family.metric;
+  return {};
+}
+
+std::string label(const prometheus::ClientMetric& m, const std::string& name) {
+  for (const auto& l : m.label)
+    if (l.name == name) return l.value;
+  return "<none>";
+}
+
+TEST_F(ClusterState, podSeriesFollowThePodsAndTheirNodesLabels) {
+  prometheus::Registry registry;
+  auto metrics = std::make_shared<obs::karpenter_metrics>(registry);
+  start(metrics);
+  auto in = subscribe();
+  ASSERT_EQ(series(registry, "karpenter_cluster_state_synced").size(), 1u);
+  EXPECT_EQ(series(registry, "karpenter_cluster_state_synced")[0].gauge.value, 0);
+  sync();
+  EXPECT_EQ(series(registry, "karpenter_cluster_state_synced")[0].gauge.value, 1);
+
+  caf::anon_send(cs_, object_changed<kube::node>{false, make_node("n1", "general", "pve-a")});
+  add(make_pod("default", "web", "n1", "Running"));
+  add(make_pod("default", "pending"));
+  pass(50ms);
+  auto pods = series(registry, "karpenter_pods_state");
+  ASSERT_EQ(pods.size(), 2u);
+  for (const auto& m : pods) {
+    if (label(m, "name") == "web") {
+      EXPECT_EQ(label(m, "node"), "n1");
+      EXPECT_EQ(label(m, "nodepool"), "general");
+      EXPECT_EQ(label(m, "zone"), "pve-a");
+      EXPECT_EQ(label(m, "phase"), "Running");
+      EXPECT_EQ(label(m, "scheduled"), "true");
+      EXPECT_EQ(label(m, "namespace"), "default");
+    } else {
+      EXPECT_EQ(label(m, "scheduled"), "false");
+      EXPECT_EQ(label(m, "phase"), "Pending");
+    }
+  }
+  EXPECT_EQ(series(registry, "karpenter_cluster_state_node_count")[0].gauge.value, 1);
+
+  // The node moves zone: the pod's series is replaced, not duplicated.
+  caf::anon_send(cs_, object_changed<kube::node>{false, make_node("n1", "general", "pve-b")});
+  pass(50ms);
+  pods = series(registry, "karpenter_pods_state");
+  ASSERT_EQ(pods.size(), 2u);
+  for (const auto& m : pods)
+    if (label(m, "name") == "web") {
+      EXPECT_EQ(label(m, "zone"), "pve-b");
+    }
+
+  remove(make_pod("default", "pending"));
+  pass(50ms);
+  pods = series(registry, "karpenter_pods_state");
+  ASSERT_EQ(pods.size(), 1u);
+  EXPECT_EQ(label(pods[0], "name"), "web");
+  caf::anon_send(cs_, empty_list<kube::pod>());
+  pass(50ms);
+  EXPECT_TRUE(series(registry, "karpenter_pods_state").empty());
+  auto depth = series(registry, "karpenter_proxmox_actor_queue_depth");
+  ASSERT_EQ(depth.size(), 1u);
+  EXPECT_EQ(depth[0].gauge.value, 0);  // everything published
+}
+
+// The figure for the report: 10,000 pod deltas applied and published as one snapshot.
+void bench(test::caf_test& t, caf::actor_system& sys, caf::scheduler::test_coordinator& sched,
+           std::shared_ptr<obs::karpenter_metrics> metrics, const char* what) {
+  (void)t;
+  cluster_state_options o;
+  o.publish_interval = 50ms;
+  auto cs = spawn_cluster_state(sys, metrics, o);
+  auto in = std::make_shared<inbox>();
+  caf::anon_send(cs, subscribe_atom::value, sys.spawn(recorder, in));
+  caf::anon_send(cs, empty_list<kube::pod>());
+  caf::anon_send(cs, empty_list<kube::node>());
+  caf::anon_send(cs, empty_list<kube::node_claim>());
+  caf::anon_send(cs, empty_list<kube::node_pool>());
+  caf::anon_send(cs, empty_list<kube::proxmox_node_class>());
+  caf::anon_send(cs, empty_list<kube::proxmox_template>());
+  caf::anon_send(cs, empty_list<kube::proxmox_unmanaged_template>());
+  caf::anon_send(cs, empty_list<kube::daemon_set>());
+  caf::anon_send(cs, empty_list<kube::pod_disruption_budget>());
+  caf::anon_send(cs, empty_list<kube::volume_attachment>());
+  caf::anon_send(cs, empty_list<kube::secret>());
+  sched.run();
+  std::vector<std::shared_ptr<const kube::pod>> pods;
+  for (int i = 0; i < 10000; ++i)
+    pods.push_back(make_pod("ns-" + std::to_string(i % 50), "pod-" + std::to_string(i),
+                            "node-" + std::to_string(i % 100), "Running"));
+  auto start = std::chrono::steady_clock::now();
+  for (auto& p : pods) caf::anon_send(cs, object_changed<kube::pod>{false, p});
+  sched.run();
+  sched.advance_time(50ms);
+  sched.run();
+  auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(in->snapshots.empty());
+  EXPECT_EQ(in->snapshots.back()->pods->size(), 10000u);
+  std::printf("[ figure ] cluster_state %s: 10,000 pod deltas applied and published in %.1f ms\n",
+              what, std::chrono::duration<double, std::milli>(took).count());
+  caf::anon_send_exit(cs, caf::exit_reason::user_shutdown);
+  sched.run();
+}
+
+TEST_F(ClusterState, tenThousandPodDeltasAreAppliedAndPublishedAsOneSnapshot) {
+  bench(*this, sys(), sched(), nullptr, "without metrics");
+  prometheus::Registry registry;
+  bench(*this, sys(), sched(), std::make_shared<obs::karpenter_metrics>(registry),
+        "with pod metrics");
+}
+
+}  // namespace
+}  // namespace kp::actors::cluster_state
