@@ -1,0 +1,194 @@
+// The NodePool status actor. Writes are merge patches; each completes on an io thread and comes
+// back as a `resume` message. A pool with a write in flight is left alone until it completes,
+// then looked at again against the newest snapshot. Snapshots lag behind our own writes, so a
+// snapshot still showing the version a write was based on (or one we produced) does not cause
+// the same write again.
+#include "actors/nodepool_status/nodepool_status.hpp"
+
+#include <map>
+#include <set>
+
+#include <caf/all.hpp>
+
+#include "actors/continuation.hpp"
+#include "actors/nodepool_status/nodepool_status_plan.hpp"
+#include "observability/logging.hpp"
+
+namespace kp::actors::nodepool_status {
+namespace {
+
+using namespace kp::protocol;
+using impl_actor = nodepool_status_actor::extend<caf::reacts_to<resume_atom, continuation>>;
+
+struct pool_record {
+  int in_flight = 0;
+  std::set<std::string> own_versions;  // resourceVersions our writes were based on or produced
+  std::optional<kube::node_pool_status> written_status;
+  std::string written_hash;
+  // Gauge label sets this actor added, so they can be removed when they no longer apply.
+  std::map<std::string, prometheus::Gauge*> usage, limits;
+};
+
+struct status_state {
+  controller_context ctx;
+  nodepool_status_options opt;
+  snapshot_ptr latest;
+  std::map<std::string, pool_record> pools;
+  obs::logger log{"nodepool.status"};
+};
+
+using self_ptr = impl_actor::stateful_pointer<status_state>;
+
+double units(const model::quantity& q) {
+  return static_cast<double>(q.milli) / 1000.0;
+}
+
+void set_gauges(prometheus::Family<prometheus::Gauge>& family,
+                std::map<std::string, prometheus::Gauge*>& added, const std::string& pool,
+                const model::resource_list& values) {
+  for (auto it = added.begin(); it != added.end();) {
+    if (values.has(it->first)) {
+      ++it;
+      continue;
+    }
+    family.Remove(it->second);
+    it = added.erase(it);
+  }
+  for (const auto& [name, q] : values.items()) {
+    auto& g = added[name];
+    if (g == nullptr) g = &family.Add({{"resource_type", name}, {"nodepool", pool}});
+    g->Set(units(q));
+  }
+}
+
+void drop_gauges(status_state& st, pool_record& rec) {
+  if (!st.ctx.metrics) return;
+  for (auto& [name, g] : rec.usage) st.ctx.metrics->nodepools_usage.Remove(g);
+  for (auto& [name, g] : rec.limits) st.ctx.metrics->nodepools_limit.Remove(g);
+  rec.usage.clear();
+  rec.limits.clear();
+}
+
+void reconcile(self_ptr self, const kube::node_pool& pool);
+
+void write_done(self_ptr self, const std::string& name, const result<kube::node_pool>& r,
+                const char* what) {
+  auto& st = self->state;
+  auto& rec = st.pools[name];
+  --rec.in_flight;
+  if (!r) {
+    st.log.warn("nodepool write failed", {{"nodepool", name},
+                                          {"write", what},
+                                          {"code", r.error().code},
+                                          {"error", r.error().message}});
+    // Forget what we believed written, so the next snapshot decides afresh.
+    if (std::string(what) == "status")
+      rec.written_status.reset();
+    else
+      rec.written_hash.clear();
+  } else {
+    rec.own_versions.insert(r->metadata.resource_version);
+  }
+  if (rec.in_flight > 0 || !st.latest) return;
+  if (const auto* pool = cluster_snapshot::find(st.latest->node_pools, name)) {
+    reconcile(self, *pool);
+  }
+}
+
+void reconcile(self_ptr self, const kube::node_pool& pool) {
+  auto& st = self->state;
+  const auto& name = pool.metadata.name;
+  auto& rec = st.pools[name];
+  const auto& snap = *st.latest;
+  const auto now = st.ctx.wall_clock_ms();
+  auto desired = desired_status(pool, snap, now);
+
+  if (st.ctx.metrics) {
+    auto usage = usage_of(name, snap);
+    set_gauges(st.ctx.metrics->nodepools_usage, rec.usage, name, usage.resources);
+    auto limits = model::parse_resource_list(pool.spec.limits);
+    set_gauges(st.ctx.metrics->nodepools_limit, rec.limits, name,
+               limits ? *limits : model::resource_list{});
+  }
+
+  if (rec.in_flight > 0) return;
+  const auto& rv = pool.metadata.resource_version;
+  const bool ours = rec.own_versions.count(rv) > 0;
+  if (!ours) {
+    // A version we did not write: whatever we remember is superseded.
+    rec.own_versions = {rv};
+    rec.written_status.reset();
+    rec.written_hash.clear();
+  }
+
+  const bool status_needed =
+      !equivalent(pool.status, desired) &&
+      !(ours && rec.written_status && equivalent(*rec.written_status, desired));
+  const auto hash = nodepool_hash(pool);
+  const bool hash_needed = !hash_current(pool) && !(ours && rec.written_hash == hash);
+
+  if (status_needed) {
+    ++rec.in_flight;
+    rec.written_status = desired;
+    if (st.opt.on_write) st.opt.on_write(name, "status");
+    st.ctx.kube->patch<kube::node_pool>(
+        {"", name}, kube::patch_type::merge, status_patch(pool.status, desired),
+        resume_in<result<kube::node_pool>>(
+            caf::actor_cast<impl_actor>(self),
+            [self, name](result<kube::node_pool> r) { write_done(self, name, r, "status"); }),
+        "status");
+  }
+  if (hash_needed) {
+    ++rec.in_flight;
+    rec.written_hash = hash;
+    if (st.opt.on_write) st.opt.on_write(name, "hash");
+    st.ctx.kube->patch<kube::node_pool>(
+        {"", name}, kube::patch_type::merge, hash_patch(pool),
+        resume_in<result<kube::node_pool>>(
+            caf::actor_cast<impl_actor>(self),
+            [self, name](result<kube::node_pool> r) { write_done(self, name, r, "hash"); }));
+  }
+}
+
+void on_snapshot(self_ptr self, snapshot_ptr snap) {
+  auto& st = self->state;
+  if (!snap || !snap->synced) return;
+  st.latest = std::move(snap);
+  std::set<std::string> seen;
+  if (st.latest->node_pools) {
+    for (const auto& [key, pool] : *st.latest->node_pools) {
+      if (!is_managed(*pool)) continue;
+      seen.insert(pool->metadata.name);
+      reconcile(self, *pool);
+    }
+  }
+  for (auto it = st.pools.begin(); it != st.pools.end();) {
+    if (seen.count(it->first) || it->second.in_flight > 0) {
+      ++it;
+      continue;
+    }
+    drop_gauges(st, it->second);
+    it = st.pools.erase(it);
+  }
+}
+
+impl_actor::behavior_type status_behavior(self_ptr self, controller_context ctx,
+                                          nodepool_status_options opt) {
+  self->state.ctx = std::move(ctx);
+  self->state.opt = std::move(opt);
+  return {
+      [self](snapshot_ptr& snap) { on_snapshot(self, std::move(snap)); },
+      [self](resume_atom, continuation& c) { c.run(); },
+  };
+}
+
+}  // namespace
+
+protocol::nodepool_status_actor spawn_nodepool_status(caf::actor_system& system,
+                                                      const controller_context& ctx,
+                                                      nodepool_status_options options) {
+  auto impl = system.spawn(status_behavior, ctx, std::move(options));
+  return caf::actor_cast<protocol::nodepool_status_actor>(impl);
+}
+
+}  // namespace kp::actors::nodepool_status
