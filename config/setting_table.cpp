@@ -290,7 +290,7 @@ std::vector<setting_spec> build_table() {
   t.push_back(duration_setting(lifecycle, "initialization-timeout", "INITIALIZATION_TIMEOUT",
                                "A registered node not initialized within this is replaced (0: "
                                "never).",
-                               &settings::initialization_timeout));
+                               &settings::initialization_timeout, true));
   t.push_back(duration_setting(lifecycle, "bootstrap-token-ttl", "BOOTSTRAP_TOKEN_TTL",
                                "Lifetime of a VM's join token (at most 1h); deleted earlier, once "
                                "the node registers.",
