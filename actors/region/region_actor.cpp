@@ -83,6 +83,7 @@ struct region_state {
   std::string detail;
   std::vector<std::function<void()>> after_refresh;
   std::uint64_t timer_generation = 0;
+  std::uint64_t refreshes = 0;  // successful ones, for the leftover ISO sweep
   std::uint64_t epoch = 0;
   std::size_t peak_in_flight = 0;
   std::mt19937_64 random{std::random_device{}()};
@@ -173,6 +174,64 @@ void schedule_tick(self_ptr self) {
   self->delayed_send(self, st.cfg.refresh_interval, tick_atom::value, st.timer_generation);
 }
 
+void delete_iso(self_ptr self, const std::string& node, const std::string& volid,
+                std::function<void()> done);
+
+// user-data-<vmid>.iso -> vmid; 0 for any other name.
+std::uint32_t leftover_iso_vmid(const std::string& volid) {
+  constexpr std::string_view prefix = ":iso/user-data-";
+  auto at = volid.find(prefix);
+  if (at == std::string::npos) return 0;
+  auto digits = volid.substr(at + prefix.size());
+  if (digits.size() < 5 || digits.compare(digits.size() - 4, 4, ".iso") != 0) return 0;
+  digits.resize(digits.size() - 4);
+  std::uint32_t vmid = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9' || vmid > 99'999'999) return 0;
+    vmid = vmid * 10 + static_cast<std::uint32_t>(c - '0');
+  }
+  return vmid;
+}
+
+// Deletes our ISOs whose VM no longer exists (a crash between upload and cleanup, a VM removed
+// by hand). Never one of a VM in the inventory or being launched, never a young one.
+void sweep_leftover_isos(self_ptr self) {
+  auto& st = self->state;
+  std::set<std::pair<std::string, std::string>> seen;  // shared storages list once
+  for (const auto& [name, h] : st.hosts) {
+    if (!h.online) continue;
+    for (const auto& storage : h.iso_storages) {
+      if (!seen.insert({name, storage}).second) continue;
+      std::string node = name;
+      st.api->storage_content(
+          node, storage, "iso",
+          bounce<std::vector<proxmox::storage_content>>(
+              self, [self, node](result<std::vector<proxmox::storage_content>> r) {
+                if (!r) return;  // tried again at the next sweep
+                auto& st = self->state;
+                auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+                for (const auto& item : *r) {
+                  auto vmid = leftover_iso_vmid(item.volid);
+                  if (vmid == 0 || st.vms.count(vmid) != 0 || st.reserved.count(vmid) != 0) {
+                    continue;
+                  }
+                  bool launching = false;
+                  for (const auto& [claim, op] : st.launching) {
+                    (void)claim;
+                    launching = launching || op->vmid == vmid;
+                  }
+                  if (launching) continue;
+                  auto age = now - static_cast<std::int64_t>(item.ctime);
+                  if (item.ctime == 0 || age < st.cfg.leftover_iso_grace.count()) continue;
+                  delete_iso(self, node, item.volid, [] {});
+                }
+              }));
+    }
+  }
+}
+
 void finish_refresh(self_ptr self, std::string detail) {
   auto& st = self->state;
   st.refreshing = false;
@@ -183,6 +242,9 @@ void finish_refresh(self_ptr self, std::string detail) {
     for (const auto& [id, vm] : st.vms) ids.insert(id);
     st.ids.set_existing(std::move(ids));
     rebuild_placement(st);
+    if (st.cfg.leftover_iso_every > 0 && st.refreshes++ % st.cfg.leftover_iso_every == 0) {
+      sweep_leftover_isos(self);
+    }
   }
   schedule_tick(self);
   if (st.refresh_again) {

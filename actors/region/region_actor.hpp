@@ -33,6 +33,11 @@ struct region_settings {
   // the description instead.
   bool can_set_affinity = false;
   prometheus::Registry* metrics = nullptr;  // optional
+  // Leftover cloud-init ISOs (user-data-<vmid>.iso whose VM is gone) older than this are deleted
+  // during refreshes (every `leftover_iso_every` refreshes, the first one included). The grace
+  // keeps another controller's launch in flight safe.
+  std::chrono::seconds leftover_iso_grace{std::chrono::minutes(10)};
+  unsigned leftover_iso_every = 10;
 };
 
 // Spawns the actor. `client` must outlive it; `io` runs the client's completions.

@@ -507,5 +507,89 @@ TEST_F(RegionActorSim, AnUnreachableProxmoxGivesATypedErrorNotAHang) {
   EXPECT_FALSE(inv.detail.empty());
 }
 
+TEST_F(RegionActorSim, ReleasingTheIsoDetachesTheCdromAndDeletesTheVolumeOnce) {
+  auto a = spawn();
+  auto r = launch(a, request("release-me"));
+  ASSERT_TRUE(r.ok) << r.error.message;
+  auto volume = config_of(r.zone, r.vmid).drives.at("ide2").volume;
+  auto before = stats();
+  caf::scoped_actor self{*sys_};
+  auto iso_actor = caf::actor_cast<region_iso_actor>(a);
+  release_iso_reply reply;
+  self->request(iso_actor, 60s, release_iso_atom::value, release_iso_request{r.vmid, "release-me"})
+      .receive([&](release_iso_reply& x) { reply = x; },
+               [&](caf::error& e) { FAIL() << sys_->render(e); });
+  ASSERT_TRUE(reply.ok) << reply.error.message;
+  EXPECT_FALSE(reply.nothing_to_do);
+  EXPECT_EQ(config_of(r.zone, r.vmid).drives.count("ide2"), 0u);
+  auto content = await<std::vector<proxmox::storage_content>>(
+      [&](auto cb) { clients_.front()->storage_content(r.zone, "local", "iso", cb); });
+  ASSERT_TRUE(content.ok());
+  for (const auto& item : *content) EXPECT_NE(item.volid, volume);
+  auto after = stats();
+  EXPECT_EQ(after["DELETE /nodes/{node}/storage/{storage}/content/{volume}"] -
+                before["DELETE /nodes/{node}/storage/{storage}/content/{volume}"],
+            1);
+  EXPECT_EQ(after["POST /nodes/{node}/qemu/{vmid}/clone"],
+            before["POST /nodes/{node}/qemu/{vmid}/clone"]);
+  // Again: nothing left to release, no Proxmox write.
+  auto writes_before = writes(stats());
+  self->request(iso_actor, 60s, release_iso_atom::value, release_iso_request{r.vmid, "release-me"})
+      .receive([&](release_iso_reply& x) { reply = x; },
+               [&](caf::error& e) { FAIL() << sys_->render(e); });
+  EXPECT_TRUE(reply.ok);
+  EXPECT_TRUE(reply.nothing_to_do);
+  EXPECT_EQ(writes(stats()), writes_before);
+}
+
+TEST_F(RegionActorSim, ARefreshDeletesLeftoverIsosWhoseVmIsGoneAndKeepsTheOthers) {
+  // A leftover of VM 31999 (never existed) and the ISO of a live VM.
+  proxmox::iso_upload up;
+  up.node = "pve1";
+  up.storage = "local";
+  up.filename = "user-data-31999.iso";
+  up.data = iso_;
+  auto task = await<proxmox::upid>([&](auto cb) { client(false)->upload(up, cb); });
+  ASSERT_TRUE(task.ok()) << task.error().message;
+  proxmox::task_wait_options w;
+  w.initial_interval = 20ms;
+  auto stored =
+      await<proxmox::task_status>([&](auto cb) { clients_.front()->wait_task(*task, w, cb); });
+  ASSERT_TRUE(stored.ok()) << stored.error().message;
+  auto live = spawn();
+  auto r = launch(live, request("keep-my-iso"));
+  ASSERT_TRUE(r.ok) << r.error.message;
+  auto live_volume = config_of(r.zone, r.vmid).drives.at("ide2").volume;
+
+  region_settings s;
+  s.region = "pve-sim";
+  s.cluster_name = "test-cluster";
+  s.refresh_interval = 100ms;
+  s.leftover_iso_grace = 0s;
+  s.leftover_iso_every = 1;
+  auto sweeper = spawn_region_actor(*sys_, client(false), s);
+  actors_.push_back(sweeper);
+  auto names = [&] {
+    std::set<std::string> out;
+    auto c = await<std::vector<proxmox::storage_content>>(
+        [&](auto cb) { clients_.front()->storage_content("pve1", "local", "iso", cb); });
+    if (c.ok()) {
+      for (const auto& item : *c) out.insert(item.volid);
+    }
+    return out;
+  };
+  auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (names().count("local:iso/user-data-31999.iso") != 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    inventory(sweeper);  // one round trip through the actor between polls
+  }
+  auto left = names();
+  EXPECT_EQ(left.count("local:iso/user-data-31999.iso"), 0u) << "the leftover ISO stayed";
+  if (r.zone == "pve1") {
+    EXPECT_EQ(left.count(live_volume), 1u) << "the ISO of a live VM was deleted";
+  }
+  EXPECT_EQ(config_of(r.zone, r.vmid).drives.count("ide2"), 1u);
+}
+
 }  // namespace
 }  // namespace kp::actors::region

@@ -1,0 +1,275 @@
+#include "actors/nodeclaim/launch_plan.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+
+#include "core/cloudinit/nocloud_iso.hpp"
+#include "core/model/quantity.hpp"
+
+namespace kp::actors::nodeclaim {
+namespace {
+
+bool contains(const std::vector<std::string>& values, const std::string& v) {
+  return std::find(values.begin(), values.end(), v) != values.end();
+}
+
+// The label values an instance type offers in `region`, for the keys a requirement may name.
+std::map<std::string, std::string> type_labels(const instance_types::instance_type& type,
+                                               const std::string& region) {
+  return {{instance_type_label, type.name},
+          {instance_family_label, type.family},
+          {capacity_type_label, type.capacity_type.empty() ? "on-demand" : type.capacity_type},
+          {"kubernetes.io/arch", "amd64"},
+          {"kubernetes.io/os", "linux"},
+          {region_label, region}};
+}
+
+// Requirements on keys the type does not define (zone, nodepool, custom labels) are the
+// claim's own and hold for any type; the zone is placement's business.
+bool satisfies(const std::map<std::string, std::string>& labels,
+               const kube::node_selector_requirement& r) {
+  auto it = labels.find(r.key);
+  if (it == labels.end()) return true;
+  const auto& v = it->second;
+  if (r.operator_ == "In") return contains(r.values, v);
+  if (r.operator_ == "NotIn") return !contains(r.values, v);
+  if (r.operator_ == "DoesNotExist") return false;
+  return true;  // Exists, and numeric comparisons on keys that are not numbers here
+}
+
+double price_of(const instance_types::instance_type& type, const std::string& region) {
+  double best = std::numeric_limits<double>::max();
+  for (const auto& o : type.offerings) {
+    if (o.region == region && o.available) best = std::min(best, o.price);
+  }
+  if (best == std::numeric_limits<double>::max()) {
+    best = instance_types::synthetic_price(type.vm_cpus, type.vm_memory_bytes);
+  }
+  return best;
+}
+
+const kube::node_selector_requirement* requirement(const kube::node_claim& claim,
+                                                   const std::string& key) {
+  for (const auto& r : claim.spec.requirements) {
+    if (r.key == key) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool is_ours(const kube::node_claim& claim) {
+  return claim.spec.node_class_ref.group == provider_group;
+}
+
+result<template_choice> resolve_template(const protocol::cluster_snapshot& snapshot,
+                                         const kube::node_claim& claim) {
+  const auto& ref = claim.spec.node_class_ref;
+  const auto* nc = protocol::cluster_snapshot::find(snapshot.node_classes, ref.name);
+  if (nc == nullptr) {
+    return make_error("node_class_missing", "ProxmoxNodeClass " + ref.name + " not found");
+  }
+  template_choice choice;
+  choice.node_class = nc;
+  choice.region = nc->spec.region;
+  const auto& tref = nc->spec.instance_template_ref;
+  if (tref.kind == "ProxmoxTemplate") {
+    const auto* t = protocol::cluster_snapshot::find(snapshot.templates, tref.name);
+    if (t == nullptr) {
+      return make_error("template_missing", "ProxmoxTemplate " + tref.name +
+                                                " named by node class " + nc->metadata.name +
+                                                " not found");
+    }
+    // A managed template's Proxmox VM carries the object's name.
+    choice.template_name = t->metadata.name;
+    if (choice.region.empty()) choice.region = t->spec.region;
+    return choice;
+  }
+  const auto* t = protocol::cluster_snapshot::find(snapshot.unmanaged_templates, tref.name);
+  if (t == nullptr) {
+    return make_error("template_missing", "ProxmoxUnmanagedTemplate " + tref.name +
+                                              " named by node class " + nc->metadata.name +
+                                              " not found");
+  }
+  if (t->spec.template_name.empty()) {
+    return make_error("template_missing",
+                      "ProxmoxUnmanagedTemplate " + tref.name + " has no templateName");
+  }
+  choice.template_name = t->spec.template_name;
+  if (choice.region.empty()) choice.region = t->spec.region;
+  return choice;
+}
+
+result<std::string> pick_region(const kube::node_claim& claim, const template_choice& choice,
+                                const std::vector<std::string>& regions) {
+  if (regions.empty()) return make_error("region_missing", "no Proxmox region is configured");
+  if (const auto* r = requirement(claim, region_label); r != nullptr && r->operator_ == "In") {
+    for (const auto& v : r->values) {
+      if (contains(regions, v) && (choice.region.empty() || choice.region == v)) return v;
+    }
+    return make_error("region_missing",
+                      "the claim asks for a region none of the configured "
+                      "regions serves");
+  }
+  if (!choice.region.empty()) {
+    if (contains(regions, choice.region)) return choice.region;
+    return make_error("region_missing", "region " + choice.region + " is not configured");
+  }
+  return regions.front();
+}
+
+result<instance_types::instance_type> cheapest_instance_type(
+    const std::vector<instance_types::instance_type>& types, const kube::node_claim& claim,
+    const std::string& region) {
+  auto requests = model::parse_resource_list(claim.spec.resource_requests);
+  if (!requests) return requests.error();
+  const instance_types::instance_type* best = nullptr;
+  double best_price = 0;
+  std::size_t compatible = 0;
+  for (const auto& t : types) {
+    auto labels = type_labels(t, region);
+    bool ok = std::all_of(claim.spec.requirements.begin(), claim.spec.requirements.end(),
+                          [&](const auto& r) { return satisfies(labels, r); });
+    if (!ok) continue;
+    ++compatible;
+    if (!requests->fits_in(t.allocatable())) continue;
+    double p = price_of(t, region);
+    if (best == nullptr || p < best_price || (p == best_price && t.name < best->name)) {
+      best = &t;
+      best_price = p;
+    }
+  }
+  if (best == nullptr) {
+    return make_error("no_capacity", std::to_string(compatible) + " of " +
+                                         std::to_string(types.size()) +
+                                         " instance types match the requirements and none of "
+                                         "them holds the requested resources");
+  }
+  return *best;
+}
+
+zone_limits zones_for(const kube::node_claim& claim, const kube::proxmox_node_class& node_class) {
+  zone_limits z;
+  z.excluded = node_class.spec.excluded_zones;
+  for (const auto& r : claim.spec.requirements) {
+    if (r.key != zone_label) continue;
+    if (r.operator_ == "In") z.allowed = r.values;
+    if (r.operator_ == "NotIn")
+      z.excluded.insert(z.excluded.end(), r.values.begin(), r.values.end());
+  }
+  return z;
+}
+
+std::map<std::string, std::string> launch_labels(const kube::node_claim& claim,
+                                                 const instance_types::instance_type& type,
+                                                 const std::string& region, const std::string& zone,
+                                                 const std::string& node_class) {
+  std::map<std::string, std::string> labels;
+  // Single-valued In requirements become labels, as Karpenter does.
+  for (const auto& r : claim.spec.requirements) {
+    if (r.operator_ == "In" && r.values.size() == 1) labels[r.key] = r.values.front();
+  }
+  labels[zone_label] = zone;
+  labels[region_label] = region;
+  labels[instance_type_label] = type.name;
+  labels[capacity_type_label] = "on-demand";
+  labels[instance_family_label] = type.family;
+  labels[node_class_label] = node_class;
+  labels["kubernetes.io/arch"] = "amd64";
+  labels["kubernetes.io/os"] = "linux";
+  return labels;
+}
+
+kube::resource_list to_kube(const model::resource_list& resources) {
+  kube::resource_list out;
+  for (const auto& [name, q] : resources.items()) out[name] = model::to_string(q);
+  return out;
+}
+
+iso_plan make_iso_plan(const kube::node_claim& claim, const kube::proxmox_node_class& node_class,
+                       const instance_types::instance_type& type, std::string bootstrap_token,
+                       std::string endpoint, std::string ca_pem, std::string kubernetes_version) {
+  iso_plan plan;
+  plan.type = type;
+  plan.kubelet = node_class.spec.kubelet;
+  auto& in = plan.inputs;
+  in.hostname = claim.metadata.name;
+  in.instance_type = type.name;
+  in.tags = node_class.spec.tags;
+  in.node_class = node_class.metadata.name;
+  in.cpus = type.vm_cpus;
+  in.memory_bytes = type.vm_memory_bytes;
+  in.kubernetes_version = std::move(kubernetes_version);
+  in.root_ca_pem = std::move(ca_pem);
+  in.bootstrap_token = std::move(bootstrap_token);
+  in.endpoint = std::move(endpoint);
+  for (const auto& [k, v] : claim.metadata.labels) in.node_labels[k] = v;
+  plan.register_taints = claim.spec.taints;
+  for (const auto& t : claim.spec.startup_taints) plan.register_taints.push_back(t);
+  return plan;
+}
+
+result<std::string> render_iso(const iso_plan& plan, const std::string& region,
+                               const std::string& zone, std::uint32_t vmid) {
+  auto in = plan.inputs;
+  in.instance_id = std::to_string(vmid);
+  in.provider_id = "proxmox://" + region + "/" + std::to_string(vmid);
+  in.region = region;
+  in.zone = zone;
+  in.kubelet = cloudinit::kubelet_defaults_for(plan.type, in.provider_id);
+  if (plan.kubelet) {
+    const auto& k = *plan.kubelet;
+    if (!k.cpu_manager_policy.empty()) in.kubelet.cpu_manager_policy = k.cpu_manager_policy;
+    if (k.cpu_cfs_quota) in.kubelet.cpu_cfs_quota = k.cpu_cfs_quota;
+    if (!k.topology_manager_policy.empty())
+      in.kubelet.topology_manager_policy = k.topology_manager_policy;
+    if (!k.topology_manager_scope.empty())
+      in.kubelet.topology_manager_scope = k.topology_manager_scope;
+    if (k.image_gc_high_threshold_percent)
+      in.kubelet.image_gc_high_threshold_percent =
+          static_cast<int>(*k.image_gc_high_threshold_percent);
+    if (k.image_gc_low_threshold_percent)
+      in.kubelet.image_gc_low_threshold_percent =
+          static_cast<int>(*k.image_gc_low_threshold_percent);
+    if (!k.shutdown_grace_period.empty())
+      in.kubelet.shutdown_grace_period = k.shutdown_grace_period;
+    if (!k.allowed_unsafe_sysctls.empty())
+      in.kubelet.allowed_unsafe_sysctls = k.allowed_unsafe_sysctls;
+    if (!k.cluster_dns.empty()) in.kubelet.cluster_dns = k.cluster_dns;
+    if (k.max_pods) in.kubelet.max_pods = static_cast<int>(*k.max_pods);
+    if (k.fail_swap_on) in.kubelet.fail_swap_on = k.fail_swap_on;
+  }
+  for (const auto& t : plan.register_taints) {
+    bool present = false;
+    for (const auto& have : in.kubelet.register_with_taints) {
+      present = present || (have.key == t.key && have.effect == t.effect);
+    }
+    if (!present) in.kubelet.register_with_taints.push_back({t.key, t.value, t.effect});
+  }
+  in.node_labels[zone_label] = zone;
+  in.node_labels[region_label] = region;
+  in.node_labels[instance_type_label] = plan.type.name;
+  in.node_labels[capacity_type_label] = "on-demand";
+  in.node_labels[instance_family_label] = plan.type.family;
+  in.node_labels[node_class_label] = in.node_class;
+  auto files = cloudinit::render_cloud_init(plan.sources, in);
+  if (!files) return files.error();
+  return cloudinit::write_nocloud_iso(*files);
+}
+
+std::optional<provider_ref> parse_provider_id(const std::string& provider_id) {
+  constexpr std::string_view prefix = "proxmox://";
+  if (provider_id.rfind(prefix, 0) != 0) return std::nullopt;
+  auto rest = provider_id.substr(prefix.size());
+  auto slash = rest.rfind('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == rest.size()) return std::nullopt;
+  provider_ref ref;
+  ref.region = rest.substr(0, slash);
+  auto digits = rest.substr(slash + 1);
+  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), ref.vmid);
+  if (ec != std::errc{} || p != digits.data() + digits.size()) return std::nullopt;
+  return ref;
+}
+
+}  // namespace kp::actors::nodeclaim

@@ -1,0 +1,98 @@
+#pragma once
+// The pure half of a NodeClaim's launch: which node class and template it names, which region,
+// which instance type (the cheapest compatible one), which hosts, the labels the claim gets and
+// the cloud-init inputs the ISO is rendered from. No I/O: the actor fetches, this decides.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/cloudinit/render_cloud_init.hpp"
+#include "core/cloudinit/template_data.hpp"
+#include "core/instance_types/instance_type.hpp"
+#include "core/result.hpp"
+#include "protocol/cluster_snapshot.hpp"
+
+namespace kp::actors::nodeclaim {
+
+inline constexpr const char* provider_group = "karpenter.proxmox.sinextra.dev";
+inline constexpr const char* termination_finalizer = "karpenter.sh/termination";
+inline constexpr const char* unregistered_taint_key = "karpenter.sh/unregistered";
+inline constexpr const char* instance_family_label =
+    "karpenter.proxmox.sinextra.dev/instance-family";
+inline constexpr const char* node_class_label = "karpenter.proxmox.sinextra.dev/proxmoxnodeclass";
+inline constexpr const char* nodepool_label = "karpenter.sh/nodepool";
+inline constexpr const char* zone_label = "topology.kubernetes.io/zone";
+inline constexpr const char* region_label = "topology.kubernetes.io/region";
+inline constexpr const char* instance_type_label = "node.kubernetes.io/instance-type";
+inline constexpr const char* capacity_type_label = "karpenter.sh/capacity-type";
+
+// A NodeClaim this provider serves (nodeClassRef group karpenter.proxmox.sinextra.dev).
+bool is_ours(const kube::node_claim& claim);
+
+struct template_choice {
+  const kube::proxmox_node_class* node_class = nullptr;
+  std::string template_name;  // the Proxmox template VM name
+  std::string region;         // from the node class or the template; "" = any
+};
+
+// spec.nodeClassRef -> ProxmoxNodeClass -> instanceTemplateRef -> template name. Errors:
+// "node_class_missing", "template_missing" (messages name the objects).
+result<template_choice> resolve_template(const protocol::cluster_snapshot& snapshot,
+                                         const kube::node_claim& claim);
+
+// The claim's topology.kubernetes.io/region requirement (first value that is a known region),
+// else the node class's/template's region when known, else the first region. Error
+// "region_missing" when none fits.
+result<std::string> pick_region(const kube::node_claim& claim, const template_choice& choice,
+                                const std::vector<std::string>& regions);
+
+// The cheapest instance type whose labels satisfy the claim's requirements and whose
+// allocatable holds the claim's requests. Error "no_capacity" saying why.
+result<instance_types::instance_type> cheapest_instance_type(
+    const std::vector<instance_types::instance_type>& types, const kube::node_claim& claim,
+    const std::string& region);
+
+// Hosts the claim allows (zone requirement In) and excludes (NotIn, plus the node class's).
+struct zone_limits {
+  std::vector<std::string> allowed;  // empty: any
+  std::vector<std::string> excluded;
+};
+zone_limits zones_for(const kube::node_claim& claim, const kube::proxmox_node_class& node_class);
+
+// The labels a launched claim (and its Node) carries.
+std::map<std::string, std::string> launch_labels(const kube::node_claim& claim,
+                                                 const instance_types::instance_type& type,
+                                                 const std::string& region, const std::string& zone,
+                                                 const std::string& node_class);
+
+kube::resource_list to_kube(const model::resource_list& resources);
+
+// Everything cloud-init needs except what only the region knows (host, VMID).
+struct iso_plan {
+  cloudinit::template_sources sources;  // empty documents: the built-in defaults
+  cloudinit::cloud_init_inputs inputs;  // hostname, token, endpoint, CA, labels, values...
+  instance_types::instance_type type;
+  std::optional<kube::kubelet_configuration> kubelet;
+  std::vector<kube::taint> register_taints;  // claim taints + startup taints
+};
+
+// Fills the inputs for the claim (hostname, instance type, resources, tags, node class, CA,
+// endpoint, version, token, labels) and the taints it registers with.
+iso_plan make_iso_plan(const kube::node_claim& claim, const kube::proxmox_node_class& node_class,
+                       const instance_types::instance_type& type, std::string bootstrap_token,
+                       std::string endpoint, std::string ca_pem, std::string kubernetes_version);
+
+// Renders the ISO for the VM once the region, host and VMID are known.
+result<std::string> render_iso(const iso_plan& plan, const std::string& region,
+                               const std::string& zone, std::uint32_t vmid);
+
+// "proxmox://<region>/<vmid>" -> region and vmid; nothing for other shapes.
+struct provider_ref {
+  std::string region;
+  std::uint32_t vmid = 0;
+};
+std::optional<provider_ref> parse_provider_id(const std::string& provider_id);
+
+}  // namespace kp::actors::nodeclaim

@@ -1,0 +1,211 @@
+#include "actors/nodeclass_status/nodeclass_conditions.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "core/cloudinit/render_cloud_init.hpp"
+
+namespace kp::actors::nodeclass_status {
+namespace {
+
+kube::condition make(std::string type, std::string status, std::string reason,
+                     std::string message) {
+  kube::condition c;
+  c.type = std::move(type);
+  c.status = std::move(status);
+  c.reason = std::move(reason);
+  c.message = std::move(message);
+  return c;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
+std::string key_of(const kube::secret_reference& ref, const std::string& system_namespace) {
+  return (ref.namespace_.empty() ? system_namespace : ref.namespace_) + "/" + ref.name;
+}
+
+constexpr const char* template_type = "InstanceTemplateReady";
+constexpr const char* metadata_type = "InstanceMetadataOptionsReady";
+
+kube::condition template_condition(const kube::proxmox_node_class& nc,
+                                   const protocol::cluster_snapshot& snapshot,
+                                   const std::vector<protocol::region_inventory>& inventories) {
+  const auto& ref = nc.spec.instance_template_ref;
+  if (ref.kind == "ProxmoxTemplate") {
+    const auto* t = protocol::cluster_snapshot::find(snapshot.templates, ref.name);
+    if (t == nullptr) {
+      return make(template_type, "False", "TemplateNotFound",
+                  "ProxmoxTemplate " + ref.name + " not found");
+    }
+    for (const auto& c : t->status.conditions) {
+      if (c.type == "Ready" && c.status == "True") {
+        return make(template_type, "True", "TemplateReady", "ProxmoxTemplate " + ref.name);
+      }
+    }
+    return make(template_type, "False", "TemplateNotReady",
+                "ProxmoxTemplate " + ref.name + " is not Ready yet");
+  }
+  const auto* t = protocol::cluster_snapshot::find(snapshot.unmanaged_templates, ref.name);
+  if (t == nullptr) {
+    return make(template_type, "False", "TemplateNotFound",
+                "ProxmoxUnmanagedTemplate " + ref.name + " not found");
+  }
+  const auto& name = t->spec.template_name;
+  if (name.empty()) {
+    return make(template_type, "False", "TemplateValidation",
+                "ProxmoxUnmanagedTemplate " + ref.name + " has no templateName");
+  }
+  std::string region = !nc.spec.region.empty() ? nc.spec.region : t->spec.region;
+  std::vector<const protocol::region_inventory*> considered;
+  std::vector<std::string> known;
+  for (const auto& inv : inventories) {
+    known.push_back(inv.region);
+    if (region.empty() || inv.region == region) considered.push_back(&inv);
+  }
+  if (considered.empty()) {
+    if (inventories.empty()) {
+      return make(template_type, "Unknown", "InventoryUnavailable",
+                  "no Proxmox region has reported its inventory yet");
+    }
+    return make(template_type, "False", "RegionNotFound",
+                "region " + region + " is not configured (regions: " + join(known) + ")");
+  }
+  std::vector<std::string> found, regions, unavailable;
+  std::set<std::string> others;
+  for (const auto* inv : considered) {
+    regions.push_back(inv->region);
+    if (!inv->refreshed) {
+      unavailable.push_back(inv->region + (inv->detail.empty() ? "" : " (" + inv->detail + ")"));
+      continue;
+    }
+    for (const auto& host : inv->hosts_online) {
+      auto it = inv->templates.find(host);
+      if (it == inv->templates.end()) continue;
+      for (const auto& tn : it->second) {
+        if (tn == name) {
+          found.push_back(host);
+        } else {
+          others.insert(tn);
+        }
+      }
+    }
+  }
+  if (!found.empty()) {
+    return make(template_type, "True", "TemplateFound",
+                "template " + name + " on " + join(found) + " (region " + join(regions) + ")");
+  }
+  if (unavailable.size() == considered.size()) {
+    return make(template_type, "Unknown", "InventoryUnavailable",
+                "no inventory of region " + join(unavailable) + " yet");
+  }
+  std::string message = "template " + name + " not found on any online host of region " +
+                        join(regions) + "; hosts have: ";
+  message += others.empty() ? "no templates" : join({others.begin(), others.end()});
+  return make(template_type, "False", "TemplateNotFound", message);
+}
+
+// A sample VM to render user templates with, so syntax and execution errors show up before any
+// VM needs them. Contains no credential.
+cloudinit::cloud_init_inputs sample_inputs(const kube::proxmox_node_class& nc) {
+  cloudinit::cloud_init_inputs in;
+  in.hostname = "sample-nodeclaim";
+  in.instance_id = "100";
+  in.instance_type = "t1.2VCPU-4GB";
+  in.provider_id = "proxmox://region/100";
+  in.region = "region";
+  in.zone = "host";
+  in.node_class = nc.metadata.name;
+  in.cpus = 2;
+  in.memory_bytes = std::int64_t{4} << 30;
+  in.bootstrap_token = "abcdef.0123456789abcdef";
+  in.endpoint = "https://127.0.0.1:6443";
+  in.kubelet.provider_id = in.provider_id;
+  return in;
+}
+
+kube::condition metadata_condition(const kube::proxmox_node_class& nc, const secret_map& secrets,
+                                   const std::string& system_namespace) {
+  const auto& md = nc.spec.metadata;
+  if (md.type != "cdrom") {
+    return make(metadata_type, "True", "MetadataNone",
+                "metadataOptions type " + (md.type.empty() ? std::string("none") : md.type) +
+                    ": no cloud-init CD-ROM");
+  }
+  auto fetched = [&](const kube::secret_reference& ref,
+                     const char* field) -> std::optional<kube::condition> {
+    auto key = key_of(ref, system_namespace);
+    auto it = secrets.find(key);
+    if (it == secrets.end()) {
+      return make(metadata_type, "Unknown", "SecretUnread", "Secret " + key + " not read yet");
+    }
+    if (it->second.secret) return std::nullopt;
+    if (it->second.error_code == "not_found") {
+      return make(metadata_type, "False", "SecretNotFound",
+                  std::string(field) + " Secret " + key + " not found");
+    }
+    return make(metadata_type, "Unknown", "SecretUnreadable",
+                std::string(field) + " Secret " + key + ": " + it->second.error_message);
+  };
+  cloudinit::template_sources sources;
+  if (md.templates_ref) {
+    if (auto bad = fetched(*md.templates_ref, "templatesRef")) return *bad;
+    const auto& s = *secrets.at(key_of(*md.templates_ref, system_namespace)).secret;
+    sources.origin = "Secret " + key_of(*md.templates_ref, system_namespace);
+    for (const auto& [k, v] : s.data) sources.documents[k] = v.value;
+  }
+  auto in = sample_inputs(nc);
+  if (md.values_ref) {
+    if (auto bad = fetched(*md.values_ref, "valuesRef")) return *bad;
+    const auto& s = *secrets.at(key_of(*md.values_ref, system_namespace)).secret;
+    for (const auto& [k, v] : s.data) in.values[k] = v.value;
+  }
+  auto rendered = cloudinit::render_cloud_init(sources, in);
+  if (!rendered) {
+    return make(metadata_type, "False", "TemplateError", rendered.error().message);
+  }
+  if (!md.templates_ref) {
+    return make(metadata_type, "True", "DefaultTemplates", "built-in cloud-init templates");
+  }
+  return make(metadata_type, "True", "TemplatesParsed",
+              "cloud-init templates from " + sources.origin);
+}
+
+}  // namespace
+
+std::vector<std::string> secrets_needed(const kube::proxmox_node_class& nc,
+                                        const std::string& system_namespace) {
+  std::vector<std::string> out;
+  const auto& md = nc.spec.metadata;
+  if (md.type != "cdrom") return out;
+  if (md.templates_ref) out.push_back(key_of(*md.templates_ref, system_namespace));
+  if (md.values_ref) out.push_back(key_of(*md.values_ref, system_namespace));
+  return out;
+}
+
+nodeclass_verdict evaluate_node_class(const kube::proxmox_node_class& nc,
+                                      const protocol::cluster_snapshot& snapshot,
+                                      const std::vector<protocol::region_inventory>& inventories,
+                                      const secret_map& secrets,
+                                      const std::string& system_namespace) {
+  nodeclass_verdict v;
+  v.template_ready = template_condition(nc, snapshot, inventories);
+  v.metadata_ready = metadata_condition(nc, secrets, system_namespace);
+  const auto& t = v.template_ready;
+  const auto& m = v.metadata_ready;
+  if (t.status == "True" && m.status == "True") {
+    v.ready = make("Ready", "True", "Ready", "");
+  } else if (t.status == "False" || m.status == "False") {
+    const auto& bad = t.status == "False" ? t : m;
+    v.ready = make("Ready", "False", bad.reason, bad.message);
+  } else {
+    const auto& unknown = t.status != "True" ? t : m;
+    v.ready = make("Ready", "Unknown", unknown.reason, unknown.message);
+  }
+  return v;
+}
+
+}  // namespace kp::actors::nodeclass_status

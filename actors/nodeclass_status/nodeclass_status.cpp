@@ -1,0 +1,223 @@
+// One evaluation at a time: ask every region for its inventory, read the Secrets the node
+// classes name, evaluate, write. A snapshot that arrives meanwhile marks the state dirty and one
+// more evaluation follows, so bursts of snapshots cost one pass.
+#include "actors/nodeclass_status/nodeclass_status.hpp"
+
+#include <set>
+
+#include <caf/all.hpp>
+
+#include "actors/continuation.hpp"
+#include "actors/nodeclaim/claim_conditions.hpp"
+#include "actors/nodeclass_status/nodeclass_conditions.hpp"
+#include "observability/logging.hpp"
+#include "protocol/kube/model_translation.hpp"
+
+namespace kp::actors::nodeclass_status {
+namespace {
+
+using namespace std::chrono_literals;
+using tick_atom = caf::atom_constant<caf::atom("ncstick")>;
+using impl_actor =
+    protocol::nodeclass_status_actor::extend<caf::reacts_to<resume_atom, continuation>,
+                                             caf::reacts_to<tick_atom>>;
+
+struct status_state {
+  controller_context ctx;
+  protocol::snapshot_ptr snapshot;
+  obs::logger log{"nodeclass.status"};
+  bool busy = false;
+  bool dirty = false;
+  static inline const char* name = "nodeclass-status";
+};
+
+using self_ptr = impl_actor::stateful_pointer<status_state>;
+
+template <class T>
+std::function<void(result<T>)> in_actor(self_ptr self, std::function<void(result<T>)> f) {
+  return resume_in<result<T>>(caf::actor_cast<impl_actor>(self), std::move(f));
+}
+
+void run(self_ptr self);
+
+void done(self_ptr self) {
+  auto& st = self->state;
+  st.busy = false;
+  if (st.dirty) {
+    st.dirty = false;
+    run(self);
+  }
+}
+
+void announce(const status_state& st, const kube::proxmox_node_class& nc,
+              const kube::condition& before, const kube::condition& after) {
+  std::string text = after.type + "=" + after.status + " (" + after.reason + ")" +
+                     (after.message.empty() ? "" : ": " + after.message);
+  if (after.status == "True") {
+    st.log.info("node class condition changed", {{"nodeclass", nc.metadata.name},
+                                                 {"condition", after.type},
+                                                 {"status", after.status},
+                                                 {"reason", after.reason}});
+  } else {
+    st.log.warn("node class condition changed", {{"nodeclass", nc.metadata.name},
+                                                 {"condition", after.type},
+                                                 {"status", after.status},
+                                                 {"reason", after.reason},
+                                                 {"message", after.message}});
+  }
+  (void)before;
+  protocol::event_record e;
+  e.kind = "ProxmoxNodeClass";
+  e.api_version = "karpenter.proxmox.sinextra.dev/v1alpha1";
+  e.name = nc.metadata.name;
+  e.uid = nc.metadata.uid;
+  e.type = after.status == "False" ? "Warning" : "Normal";
+  e.reason = after.reason;
+  e.message = text;
+  record_event(st.ctx, std::move(e));
+}
+
+void evaluate_all(self_ptr self, std::shared_ptr<std::vector<protocol::region_inventory>> invs,
+                  std::shared_ptr<secret_map> secrets) {
+  auto& st = self->state;
+  auto snapshot = st.snapshot;
+  auto now = kube::format_rfc3339(st.ctx.wall_clock_ms());
+  auto pending = std::make_shared<int>(1);
+  auto one_done = [self, pending] {
+    if (--*pending == 0) done(self);
+  };
+  if (snapshot->node_classes) {
+    for (const auto& [key, nc] : *snapshot->node_classes) {
+      (void)key;
+      if (nc->metadata.deletion_timestamp) continue;
+      auto v =
+          evaluate_node_class(*nc, *snapshot, *invs, *secrets, st.ctx.settings.system_namespace);
+      auto updated = *nc;
+      auto& conds = updated.status.conditions;
+      for (const auto* c : {&v.template_ready, &v.metadata_ready, &v.ready}) {
+        nodeclaim::set_condition(conds, c->type, c->status, c->reason, c->message, now,
+                                 nc->metadata.generation);
+      }
+      if (nodeclaim::same_conditions(conds, nc->status.conditions)) continue;
+      for (const auto& after : conds) {
+        const auto* before = nodeclaim::find_condition(nc->status.conditions, after.type);
+        if (before == nullptr || before->status != after.status || before->reason != after.reason ||
+            before->message != after.message) {
+          announce(st, *nc, before ? *before : kube::condition{}, after);
+        }
+      }
+      ++*pending;
+      st.ctx.kube->update_status<kube::proxmox_node_class>(
+          updated,
+          in_actor<kube::proxmox_node_class>(
+              self, [self, one_done, name = nc->metadata.name](result<kube::proxmox_node_class> r) {
+                if (!r) {
+                  // A conflict: a newer object is coming and its snapshot runs us again;
+                  // other errors wait for the next snapshot or tick (no tight loop).
+                  self->state.log.warn(
+                      "writing the node class status failed",
+                      {{"nodeclass", name}, {"error", r.error().code + ": " + r.error().message}});
+                }
+                one_done();
+              }));
+    }
+  }
+  one_done();
+}
+
+void read_secrets(self_ptr self, std::shared_ptr<std::vector<protocol::region_inventory>> invs) {
+  auto& st = self->state;
+  std::set<std::string> wanted;
+  if (st.snapshot->node_classes) {
+    for (const auto& [key, nc] : *st.snapshot->node_classes) {
+      (void)key;
+      for (auto& s : secrets_needed(*nc, st.ctx.settings.system_namespace)) wanted.insert(s);
+    }
+  }
+  auto secrets = std::make_shared<secret_map>();
+  auto pending = std::make_shared<int>(1);
+  auto one_done = [self, invs, secrets, pending] {
+    if (--*pending == 0) evaluate_all(self, invs, secrets);
+  };
+  for (const auto& key : wanted) {
+    auto slash = key.find('/');
+    ++*pending;
+    st.ctx.kube->get<kube::secret>(
+        {key.substr(0, slash), key.substr(slash + 1)},
+        in_actor<kube::secret>(self, [secrets, key, one_done](result<kube::secret> r) {
+          fetched_secret f;
+          if (r) {
+            f.secret = std::move(*r);
+          } else {
+            f.error_code = r.error().code;
+            f.error_message = r.error().message;
+          }
+          (*secrets)[key] = std::move(f);
+          one_done();
+        }));
+  }
+  one_done();
+}
+
+void run(self_ptr self) {
+  auto& st = self->state;
+  if (st.busy) {
+    st.dirty = true;
+    return;
+  }
+  if (!st.snapshot || !st.snapshot->node_classes || st.snapshot->node_classes->empty()) return;
+  st.busy = true;
+  auto invs = std::make_shared<std::vector<protocol::region_inventory>>();
+  auto pending = std::make_shared<int>(1);
+  auto one_done = [self, invs, pending] {
+    if (--*pending == 0) read_secrets(self, invs);
+  };
+  for (const auto& [name, region] : st.ctx.regions) {
+    ++*pending;
+    self->request(region, std::chrono::seconds(30), protocol::inventory_atom::value)
+        .then(
+            [invs, one_done](protocol::region_inventory& inv) {
+              invs->push_back(std::move(inv));
+              one_done();
+            },
+            [invs, one_done, name = name](caf::error& e) {
+              protocol::region_inventory inv;
+              inv.region = name;
+              inv.detail = "no answer from the region actor: " + caf::to_string(e);
+              invs->push_back(std::move(inv));
+              one_done();
+            });
+  }
+  one_done();
+}
+
+impl_actor::behavior_type status_behavior(self_ptr self, controller_context ctx) {
+  self->state.ctx = std::move(ctx);
+  auto period = std::chrono::duration_cast<std::chrono::milliseconds>(
+      self->state.ctx.settings.proxmox_inventory_interval);
+  if (period < 1s) period = 1s;
+  self->delayed_send(self, period, tick_atom::value);
+  return {
+      [self](protocol::snapshot_ptr snapshot) {
+        // Before every informer listed once, a missing object proves nothing.
+        if (!snapshot || !snapshot->synced) return;
+        self->state.snapshot = std::move(snapshot);
+        run(self);
+      },
+      [self](resume_atom, continuation& c) { c.run(); },
+      [self, period](tick_atom) {
+        run(self);
+        self->delayed_send(self, period, tick_atom::value);
+      },
+  };
+}
+
+}  // namespace
+
+protocol::nodeclass_status_actor spawn_nodeclass_status(caf::actor_system& system,
+                                                        const controller_context& ctx) {
+  auto impl = system.spawn(status_behavior, ctx);
+  return caf::actor_cast<protocol::nodeclass_status_actor>(impl);
+}
+
+}  // namespace kp::actors::nodeclass_status

@@ -1,0 +1,239 @@
+// The pure half of the NodeClaim lifecycle: resolving node class and template, the region, the
+// cheapest compatible instance type, zones, labels, the rendered ISO (read back the way a
+// simulated guest reads it), conditions, and the Node sync at registration and initialization.
+#include <gtest/gtest.h>
+
+#include "actors/nodeclaim/claim_conditions.hpp"
+#include "actors/nodeclaim/launch_plan.hpp"
+#include "actors/nodeclaim/node_sync.hpp"
+#include "core/cloudinit/nocloud_iso.hpp"
+#include "sim/pve/guest_join_plan.hpp"
+
+namespace kp::actors::nodeclaim {
+namespace {
+
+using protocol::cluster_snapshot;
+
+template <class T>
+protocol::shared_objects<T> one(T object) {
+  auto m = std::make_shared<protocol::object_map<T>>();
+  auto key = protocol::object_key_of(object);
+  (*m)[key] = std::make_shared<const T>(std::move(object));
+  return m;
+}
+
+kube::node_claim claim(const std::string& node_class = "default") {
+  kube::node_claim c;
+  c.metadata.name = "default-x7k2p";
+  c.metadata.uid = "uid-1";
+  c.metadata.labels["karpenter.sh/nodepool"] = "default";
+  c.spec.node_class_ref = {"karpenter.proxmox.sinextra.dev", "ProxmoxNodeClass", node_class};
+  c.spec.requirements.push_back({"karpenter.sh/nodepool", "In", {"default"}, std::nullopt});
+  c.spec.requirements.push_back({"kubernetes.io/arch", "In", {"amd64"}, std::nullopt});
+  c.spec.resource_requests = {{"cpu", "500m"}, {"memory", "512Mi"}};
+  return c;
+}
+
+cluster_snapshot world() {
+  cluster_snapshot s;
+  kube::proxmox_node_class nc;
+  nc.metadata.name = "default";
+  nc.spec.instance_template_ref = {"ProxmoxUnmanagedTemplate", "k8s"};
+  nc.spec.metadata.type = "cdrom";
+  nc.spec.excluded_zones = {"pve3"};
+  s.node_classes = one(nc);
+  kube::proxmox_unmanaged_template t;
+  t.metadata.name = "k8s";
+  t.spec.template_name = "k8s-template";
+  s.unmanaged_templates = one(t);
+  return s;
+}
+
+TEST(LaunchPlan, OnlyClaimsOfThisProvidersGroupAreOurs) {
+  EXPECT_TRUE(is_ours(claim()));
+  auto other = claim();
+  other.spec.node_class_ref.group = "karpenter.k8s.aws";
+  EXPECT_FALSE(is_ours(other));
+}
+
+TEST(LaunchPlan, TheNodeClassAndItsUnmanagedTemplateGiveTheTemplateName) {
+  auto s = world();
+  auto choice = resolve_template(s, claim());
+  ASSERT_TRUE(choice.ok()) << choice.error().message;
+  EXPECT_EQ(choice->template_name, "k8s-template");
+  EXPECT_EQ(choice->node_class->metadata.name, "default");
+}
+
+TEST(LaunchPlan, AMissingNodeClassOrTemplateIsATypedErrorNamingIt) {
+  auto s = world();
+  auto missing = resolve_template(s, claim("nope"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, "node_class_missing");
+  EXPECT_NE(missing.error().message.find("nope"), std::string::npos);
+  s.unmanaged_templates = nullptr;
+  auto no_template = resolve_template(s, claim());
+  ASSERT_FALSE(no_template.ok());
+  EXPECT_EQ(no_template.error().code, "template_missing");
+  EXPECT_NE(no_template.error().message.find("ProxmoxUnmanagedTemplate k8s"), std::string::npos);
+}
+
+TEST(LaunchPlan, TheRegionComesFromTheRequirementThenTheNodeClassThenTheFirstRegion) {
+  template_choice any;
+  EXPECT_EQ(*pick_region(claim(), any, {"r1", "r2"}), "r1");
+  auto c = claim();
+  c.spec.requirements.push_back({"topology.kubernetes.io/region", "In", {"r2"}, std::nullopt});
+  EXPECT_EQ(*pick_region(c, any, {"r1", "r2"}), "r2");
+  template_choice pinned;
+  pinned.region = "r2";
+  EXPECT_EQ(*pick_region(claim(), pinned, {"r1", "r2"}), "r2");
+  pinned.region = "r9";
+  EXPECT_EQ(pick_region(claim(), pinned, {"r1"}).error().code, "region_missing");
+  EXPECT_EQ(pick_region(claim(), any, {}).error().code, "region_missing");
+}
+
+TEST(LaunchPlan, TheCheapestTypeThatMatchesAndHoldsTheRequestsWins) {
+  auto types = instance_types::builtin_instance_types();
+  auto t = cheapest_instance_type(types, claim(), "r1");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->vm_cpus, 1);
+  auto pinned = claim();
+  pinned.spec.requirements.push_back(
+      {"node.kubernetes.io/instance-type", "In", {"t1.2VCPU-6GB"}, std::nullopt});
+  EXPECT_EQ(cheapest_instance_type(types, pinned, "r1")->name, "t1.2VCPU-6GB");
+  auto big = claim();
+  big.spec.resource_requests["cpu"] = "3";
+  EXPECT_GE(cheapest_instance_type(types, big, "r1")->vm_cpus, 4);
+  auto huge = claim();
+  huge.spec.resource_requests["cpu"] = "500";
+  auto none = cheapest_instance_type(types, huge, "r1");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().code, "no_capacity");
+  auto arm = claim();
+  arm.spec.requirements.push_back({"kubernetes.io/arch", "In", {"arm64"}, std::nullopt});
+  EXPECT_EQ(cheapest_instance_type(types, arm, "r1").error().code, "no_capacity");
+}
+
+TEST(LaunchPlan, ZonesComeFromTheClaimAndTheNodeClassExclusions) {
+  auto s = world();
+  auto c = claim();
+  c.spec.requirements.push_back({"topology.kubernetes.io/zone", "In", {"pve1", "pve2"}, {}});
+  c.spec.requirements.push_back({"topology.kubernetes.io/zone", "NotIn", {"pve2"}, {}});
+  auto z = zones_for(c, *cluster_snapshot::find(s.node_classes, "default"));
+  EXPECT_EQ(z.allowed, (std::vector<std::string>{"pve1", "pve2"}));
+  EXPECT_EQ(z.excluded, (std::vector<std::string>{"pve3", "pve2"}));
+}
+
+TEST(LaunchPlan, LaunchLabelsNameZoneRegionTypeCapacityFamilyAndNodeClass) {
+  auto types = instance_types::builtin_instance_types();
+  auto l = launch_labels(claim(), types.front(), "r1", "pve2", "default");
+  EXPECT_EQ(l.at("topology.kubernetes.io/zone"), "pve2");
+  EXPECT_EQ(l.at("topology.kubernetes.io/region"), "r1");
+  EXPECT_EQ(l.at("node.kubernetes.io/instance-type"), types.front().name);
+  EXPECT_EQ(l.at("karpenter.sh/capacity-type"), "on-demand");
+  EXPECT_EQ(l.at("karpenter.proxmox.sinextra.dev/instance-family"), types.front().family);
+  EXPECT_EQ(l.at("karpenter.proxmox.sinextra.dev/proxmoxnodeclass"), "default");
+  EXPECT_EQ(l.at("karpenter.sh/nodepool"), "default");
+}
+
+TEST(LaunchPlan, TheRenderedIsoJoinsWithTheTokenProviderIdLabelsAndTaints) {
+  auto s = world();
+  auto c = claim();
+  c.spec.startup_taints.push_back({"example.com/warming", "", "NoSchedule", ""});
+  auto types = instance_types::builtin_instance_types();
+  auto plan =
+      make_iso_plan(c, *cluster_snapshot::find(s.node_classes, "default"), types.front(),
+                    "abcdef.0123456789abcdef", "https://10.0.0.1:6443",
+                    "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n", "v1.32.0");
+  auto iso = render_iso(plan, "r1", "pve2", 20007);
+  ASSERT_TRUE(iso.ok()) << iso.error().message;
+  auto files = cloudinit::read_nocloud_iso(*iso);
+  ASSERT_TRUE(files.ok()) << files.error().message;
+  auto join = sim::pve::join_plan_from_user_data(files->user_data);
+  ASSERT_TRUE(join.ok()) << join.error().message;
+  EXPECT_EQ(join->server, "https://10.0.0.1:6443");
+  EXPECT_EQ(join->token, "abcdef.0123456789abcdef");
+  EXPECT_EQ(join->provider_id, "proxmox://r1/20007");
+  EXPECT_EQ(join->labels.at("topology.kubernetes.io/zone"), "pve2");
+  bool unregistered = false, warming = false;
+  for (const auto& t : join->taints) {
+    unregistered = unregistered || t.key == "karpenter.sh/unregistered";
+    warming = warming || t.key == "example.com/warming";
+  }
+  EXPECT_TRUE(unregistered);
+  EXPECT_TRUE(warming);
+}
+
+TEST(LaunchPlan, ABrokenUserTemplateIsATemplateErrorNamingSecretKeyAndLine) {
+  auto s = world();
+  auto types = instance_types::builtin_instance_types();
+  auto plan = make_iso_plan(claim(), *cluster_snapshot::find(s.node_classes, "default"),
+                            types.front(), "abcdef.0123456789abcdef", "https://e", "", "v1");
+  plan.sources.origin = "Secret kube-system/tmpl";
+  plan.sources.documents["user-data"] = "#cloud-config\nhostname: {{ .Metadata.Hostname\n";
+  auto iso = render_iso(plan, "r1", "pve1", 1);
+  ASSERT_FALSE(iso.ok());
+  EXPECT_NE(iso.error().message.find("Secret kube-system/tmpl key user-data"), std::string::npos)
+      << iso.error().message;
+  EXPECT_NE(iso.error().message.find("user-data:3"), std::string::npos) << iso.error().message;
+}
+
+TEST(LaunchPlan, ProviderIdsParseIntoRegionAndVmid) {
+  auto p = parse_provider_id("proxmox://region-1/20005");
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->region, "region-1");
+  EXPECT_EQ(p->vmid, 20005u);
+  EXPECT_FALSE(parse_provider_id("aws:///us-east-1a/i-123").has_value());
+  EXPECT_FALSE(parse_provider_id("proxmox://region-1/").has_value());
+  EXPECT_FALSE(parse_provider_id("proxmox://region-1/12x").has_value());
+}
+
+TEST(ClaimConditions, TheTransitionTimeMovesOnlyWhenTheStatusChanges) {
+  std::vector<kube::condition> cs;
+  EXPECT_TRUE(set_condition(cs, "Launched", "False", "TemplateNotFound", "m", "t1"));
+  EXPECT_FALSE(set_condition(cs, "Launched", "False", "TemplateNotFound", "m", "t2"));
+  EXPECT_EQ(cs[0].last_transition_time, "t1");
+  EXPECT_TRUE(set_condition(cs, "Launched", "False", "ProxmoxError", "m2", "t3"));
+  EXPECT_EQ(cs[0].last_transition_time, "t1");
+  EXPECT_TRUE(set_condition(cs, "Launched", "True", "Launched", "", "t4"));
+  EXPECT_EQ(cs[0].last_transition_time, "t4");
+  EXPECT_TRUE(condition_is_true(cs, "Launched"));
+  auto copy = cs;
+  copy[0].last_transition_time = "other";
+  EXPECT_TRUE(same_conditions(cs, copy));
+  copy[0].reason = "x";
+  EXPECT_FALSE(same_conditions(cs, copy));
+}
+
+TEST(NodeSync, RegistrationCopiesLabelsAndTaintsAddsTheFinalizerAndDropsUnregistered) {
+  auto c = claim();
+  c.spec.taints.push_back({"dedicated", "db", "NoSchedule", ""});
+  kube::node n;
+  n.metadata.name = c.metadata.name;
+  n.spec.taints.push_back({"karpenter.sh/unregistered", "", "NoExecute", ""});
+  ASSERT_TRUE(sync_registered_node(n, c));
+  EXPECT_EQ(n.metadata.labels.at("karpenter.sh/nodepool"), "default");
+  EXPECT_EQ(n.metadata.labels.at("karpenter.sh/registered"), "true");
+  ASSERT_EQ(n.spec.taints.size(), 1u);
+  EXPECT_EQ(n.spec.taints[0].key, "dedicated");
+  EXPECT_EQ(n.metadata.finalizers, (std::vector<std::string>{"karpenter.sh/termination"}));
+  ASSERT_EQ(n.metadata.owner_references.size(), 1u);
+  EXPECT_EQ(n.metadata.owner_references[0].uid, "uid-1");
+  EXPECT_FALSE(sync_registered_node(n, c)) << "a second sync changes nothing";
+}
+
+TEST(NodeSync, ANodeIsInitializedWhenReadyWithoutStartupOrEphemeralTaints) {
+  auto c = claim();
+  c.spec.startup_taints.push_back({"example.com/warming", "", "NoSchedule", ""});
+  kube::node n;
+  EXPECT_EQ(not_initialized_reason(n, c), "NodeNotReady");
+  n.status.conditions.push_back({"Ready", "True", "KubeletReady", "", "", "", 0});
+  n.spec.taints.push_back({"example.com/warming", "", "NoSchedule", ""});
+  EXPECT_EQ(not_initialized_reason(n, c), "StartupTaintsExist");
+  n.spec.taints = {{"node.kubernetes.io/not-ready", "", "NoSchedule", ""}};
+  EXPECT_EQ(not_initialized_reason(n, c), "KnownEphemeralTaintsExist");
+  n.spec.taints.clear();
+  EXPECT_FALSE(not_initialized_reason(n, c).has_value());
+}
+
+}  // namespace
+}  // namespace kp::actors::nodeclaim

@@ -1,0 +1,127 @@
+// The node class conditions from the snapshot, the regions' inventories and the Secrets: each
+// reason a person can act on, with a message that says what is wrong and where.
+#include <gtest/gtest.h>
+
+#include "actors/nodeclass_status/nodeclass_conditions.hpp"
+
+namespace kp::actors::nodeclass_status {
+namespace {
+
+template <class T>
+protocol::shared_objects<T> one(T object) {
+  auto m = std::make_shared<protocol::object_map<T>>();
+  auto key = protocol::object_key_of(object);
+  (*m)[key] = std::make_shared<const T>(std::move(object));
+  return m;
+}
+
+kube::proxmox_node_class node_class(const std::string& tmpl = "k8s") {
+  kube::proxmox_node_class nc;
+  nc.metadata.name = "default";
+  nc.spec.instance_template_ref = {"ProxmoxUnmanagedTemplate", tmpl};
+  nc.spec.metadata.type = "cdrom";
+  return nc;
+}
+
+protocol::cluster_snapshot snapshot(const std::string& template_name) {
+  protocol::cluster_snapshot s;
+  kube::proxmox_unmanaged_template t;
+  t.metadata.name = "k8s";
+  t.spec.template_name = template_name;
+  s.unmanaged_templates = one(t);
+  return s;
+}
+
+std::vector<protocol::region_inventory> inventory() {
+  protocol::region_inventory inv;
+  inv.region = "r1";
+  inv.refreshed = true;
+  inv.hosts_online = {"pve1", "pve2"};
+  inv.hosts_offline = {"pve3"};
+  inv.templates["pve1"] = {"k8s-template"};
+  inv.templates["pve3"] = {"k8s-templat"};  // offline: does not count
+  return {inv};
+}
+
+TEST(NodeClassConditions, ATemplateOnAnOnlineHostMakesTheClassReady) {
+  auto v =
+      evaluate_node_class(node_class(), snapshot("k8s-template"), inventory(), {}, "kube-system");
+  EXPECT_EQ(v.template_ready.status, "True");
+  EXPECT_NE(v.template_ready.message.find("pve1"), std::string::npos);
+  EXPECT_EQ(v.metadata_ready.status, "True");
+  EXPECT_EQ(v.metadata_ready.reason, "DefaultTemplates");
+  EXPECT_EQ(v.ready.status, "True");
+}
+
+TEST(NodeClassConditions, AMisspelledTemplateSaysWhatTheHostsHave) {
+  auto v =
+      evaluate_node_class(node_class(), snapshot("k8s-templat"), inventory(), {}, "kube-system");
+  EXPECT_EQ(v.template_ready.status, "False");
+  EXPECT_EQ(v.template_ready.reason, "TemplateNotFound");
+  EXPECT_EQ(v.template_ready.message,
+            "template k8s-templat not found on any online host of region r1; hosts have: "
+            "k8s-template");
+  EXPECT_EQ(v.ready.status, "False");
+  EXPECT_EQ(v.ready.reason, "TemplateNotFound");
+}
+
+TEST(NodeClassConditions, AMissingTemplateObjectOrRegionOrInventoryIsNamed) {
+  auto missing = evaluate_node_class(node_class("other"), snapshot("k8s-template"), inventory(), {},
+                                     "kube-system");
+  EXPECT_EQ(missing.template_ready.reason, "TemplateNotFound");
+  EXPECT_NE(missing.template_ready.message.find("ProxmoxUnmanagedTemplate other"),
+            std::string::npos);
+  auto nc = node_class();
+  nc.spec.region = "r9";
+  auto region = evaluate_node_class(nc, snapshot("k8s-template"), inventory(), {}, "kube-system");
+  EXPECT_EQ(region.template_ready.reason, "RegionNotFound");
+  EXPECT_NE(region.template_ready.message.find("r9"), std::string::npos);
+  auto inv = inventory();
+  inv[0].refreshed = false;
+  inv[0].detail = "connection refused";
+  auto unknown =
+      evaluate_node_class(node_class(), snapshot("k8s-template"), inv, {}, "kube-system");
+  EXPECT_EQ(unknown.template_ready.status, "Unknown");
+  EXPECT_EQ(unknown.ready.status, "Unknown");
+  EXPECT_NE(unknown.template_ready.message.find("connection refused"), std::string::npos);
+}
+
+TEST(NodeClassConditions, TemplatesRefNeedsItsSecretAndTemplatesThatParse) {
+  auto nc = node_class();
+  nc.spec.metadata.templates_ref = kube::secret_reference{"tmpl", ""};
+  EXPECT_EQ(secrets_needed(nc, "kube-system"), (std::vector<std::string>{"kube-system/tmpl"}));
+  secret_map secrets;
+  secrets["kube-system/tmpl"] = {std::nullopt, "not_found", "secrets \"tmpl\" not found"};
+  auto gone =
+      evaluate_node_class(nc, snapshot("k8s-template"), inventory(), secrets, "kube-system");
+  EXPECT_EQ(gone.metadata_ready.status, "False");
+  EXPECT_EQ(gone.metadata_ready.reason, "SecretNotFound");
+  EXPECT_NE(gone.metadata_ready.message.find("kube-system/tmpl"), std::string::npos);
+
+  kube::secret s;
+  s.metadata.name = "tmpl";
+  s.metadata.namespace_ = "kube-system";
+  s.data["user-data"].value = "#cloud-config\n\nhostname: {{ .Metadata.Hostname }\n";
+  secrets["kube-system/tmpl"] = {s, "", ""};
+  auto broken =
+      evaluate_node_class(nc, snapshot("k8s-template"), inventory(), secrets, "kube-system");
+  EXPECT_EQ(broken.metadata_ready.status, "False");
+  EXPECT_EQ(broken.metadata_ready.reason, "TemplateError");
+  EXPECT_NE(broken.metadata_ready.message.find("Secret kube-system/tmpl key user-data"),
+            std::string::npos)
+      << broken.metadata_ready.message;
+  EXPECT_NE(broken.metadata_ready.message.find("user-data:3"), std::string::npos)
+      << broken.metadata_ready.message;
+  EXPECT_EQ(broken.ready.status, "False");
+
+  s.data["user-data"].value = "#cloud-config\nhostname: {{ .Metadata.Hostname }}\n";
+  secrets["kube-system/tmpl"] = {s, "", ""};
+  auto fine =
+      evaluate_node_class(nc, snapshot("k8s-template"), inventory(), secrets, "kube-system");
+  EXPECT_EQ(fine.metadata_ready.status, "True");
+  EXPECT_EQ(fine.metadata_ready.reason, "TemplatesParsed");
+  EXPECT_EQ(fine.ready.status, "True");
+}
+
+}  // namespace
+}  // namespace kp::actors::nodeclass_status
