@@ -298,6 +298,14 @@ plan plan_disruption(const cluster& c, const planner_options& opts) {
   auto budget_left = [&](const std::string& pool, reason r) {
     return cs.pools.at(pool).allowed(r, c.now);
   };
+  // " (budget: 3 of 10 nodes, 3 being disrupted)": the figures behind a budget refusal.
+  auto budget_figures = [&](const std::string& pool, reason r) {
+    const auto& ps = cs.pools.at(pool);
+    const int total_allowed =
+        std::min(allowed_disruptions(ps.budgets, r, ps.total, 0, c.now), ps.total);
+    return " (budget: " + std::to_string(total_allowed) + " of " + std::to_string(ps.total) +
+           " nodes, " + std::to_string(ps.disrupting) + " being disrupted)";
+  };
 
   // 1. Emptiness (5.3).
   {
@@ -317,7 +325,8 @@ plan plan_disruption(const cluster& c, const planner_options& opts) {
         it = allowed.emplace(k.nodepool, budget_left(k.nodepool, reason::empty)).first;
       if (it->second <= 0) {
         say(k, "the disruption budget of NodePool " + k.nodepool +
-                   " allows no more Empty disruptions now");
+                   " allows no more Empty disruptions now" +
+                   budget_figures(k.nodepool, reason::empty));
         continue;
       }
       if (opts.conservative) {
@@ -359,7 +368,8 @@ plan plan_disruption(const cluster& c, const planner_options& opts) {
       const auto& k = cs.all[i];
       if (budget_left(k.nodepool, reason::drifted) <= 0) {
         say(k, "drifted (" + k.drift + ") but the disruption budget of NodePool " + k.nodepool +
-                   " allows no more Drifted disruptions now");
+                   " allows no more Drifted disruptions now" +
+                   budget_figures(k.nodepool, reason::drifted));
         continue;
       }
       ++out.simulations;
@@ -454,7 +464,8 @@ plan plan_disruption(const cluster& c, const planner_options& opts) {
       ++out.single_node_evaluated;
       if (budget_left(k.nodepool, reason::underutilized) <= 0) {
         say(k, "the disruption budget of NodePool " + k.nodepool +
-                   " allows no more Underutilized disruptions now");
+                   " allows no more Underutilized disruptions now" +
+                   budget_figures(k.nodepool, reason::underutilized));
         continue;
       }
       std::string why;

@@ -1,0 +1,32 @@
+#pragma once
+// The cluster snapshot (API objects) translated into what core/disruption plans on: the
+// scheduling snapshot (nodes, bound and pending pods, NodeClaims, NodePools, instance types,
+// DaemonSet pods), the PDBs, the hashes and image NodeClaims should carry, lastPodEventTime,
+// and the node health that node repair judges. Pure: no CAF, no I/O.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/disruption/cluster.hpp"
+#include "core/disruption/repair.hpp"
+#include "core/instance_types/instance_type.hpp"
+#include "protocol/cluster_snapshot.hpp"
+
+namespace kp::actors::disruption {
+
+struct disruption_input {
+  kp::disruption::cluster cluster;
+  // Managed nodes (a NodeClaim names them) with their conditions, for node repair.
+  std::vector<kp::disruption::node_health> health;
+  // Objects that could not be translated ("Pod default/x: ..."); they are left out.
+  std::vector<std::string> skipped;
+};
+
+// `types` are the controller's instance types. When none carries offerings yet, one offering
+// per zone seen (the zones of managed nodes and the node classes' selected zones) is made with
+// unbounded room: disruption only needs prices and zones, placement decides at launch.
+disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
+                                     const std::vector<instance_types::instance_type>& types,
+                                     std::int64_t now_unix_ms);
+
+}  // namespace kp::actors::disruption

@@ -1,0 +1,207 @@
+// The snapshot translation: what core/disruption gets from the API objects.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "actors/disruption/disruption_input.hpp"
+#include "actors/disruption/replacement.hpp"
+#include "core/disruption/planner.hpp"
+#include "snapshot_builder.hpp"
+
+namespace kp::actors::disruption {
+namespace {
+
+using testing::snapshot_builder;
+
+TEST(DisruptionInput, NodesClaimsPoolsAndPodsAreTranslatedBoundAndPendingApart) {
+  snapshot_builder b;
+  b.add_node("a");
+  b.add_pod("a", "web-1");
+  b.add_pod("", "waiting");
+  auto in = to_disruption_input(*b.build(), instance_types::builtin_instance_types(), b.now);
+  const auto& s = in.cluster.state;
+  EXPECT_TRUE(in.skipped.empty());
+  ASSERT_EQ(s.nodes.size(), 1u);
+  ASSERT_EQ(s.nodeclaims.size(), 1u);
+  EXPECT_TRUE(s.nodeclaims[0].initialized());
+  ASSERT_EQ(s.nodepools.size(), 1u);
+  ASSERT_EQ(s.bound_pods.size(), 1u);
+  EXPECT_EQ(s.bound_pods[0].node_name, "a");
+  ASSERT_EQ(s.pods.size(), 1u);
+  EXPECT_EQ(s.pods[0].name, "waiting");
+  EXPECT_EQ(std::chrono::duration_cast<std::chrono::milliseconds>(in.cluster.now.time_since_epoch())
+                .count(),
+            b.now);
+}
+
+TEST(DisruptionInput, OfferingsAreMadeFromTheZonesOfNodesWhenTheTypesHaveNone) {
+  snapshot_builder b;
+  b.add_node("a");
+  auto in = to_disruption_input(*b.build(), instance_types::builtin_instance_types(), b.now);
+  bool priced = false;
+  for (const auto& t : in.cluster.state.instance_types)
+    for (const auto& o : t.offerings)
+      if (t.name == b.type_name && o.zone == "pve-1" && o.region == "region1" && o.price > 0)
+        priced = true;
+  EXPECT_TRUE(priced);
+}
+
+TEST(DisruptionInput, PdbsKeepTheirSelectorAndAllowedDisruptions) {
+  snapshot_builder b;
+  b.add_pdb("web", "web-1", 0);
+  auto no_selector = b.add_pdb("none", "x", 1);
+  b.pdbs["default/none"] = std::make_shared<kube::pod_disruption_budget>([&] {
+    auto p = no_selector;
+    p.spec.selector.reset();
+    return p;
+  }());
+  auto in = to_disruption_input(*b.build(), {}, b.now);
+  ASSERT_EQ(in.cluster.pdbs.size(), 1u);  // a PDB without a selector selects nothing
+  EXPECT_EQ(in.cluster.pdbs[0].name, "web");
+  EXPECT_EQ(in.cluster.pdbs[0].namespace_, "default");
+  EXPECT_EQ(in.cluster.pdbs[0].disruptions_allowed, 0);
+  EXPECT_EQ(in.cluster.pdbs[0].selector.match_labels.at("app"), "web-1");
+}
+
+TEST(DisruptionInput, DriftReferenceComesFromThePoolTheNodeClassAndItsTemplate) {
+  snapshot_builder b;
+  b.pool_of().metadata.annotations = {{"karpenter.sh/nodepool-hash", "h1"},
+                                      {"karpenter.sh/nodepool-hash-version", "v3"}};
+  auto nc = std::make_shared<kube::proxmox_node_class>();
+  nc->metadata.name = "default";
+  nc->metadata.annotations = {{"karpenter.proxmox.sinextra.dev/nodeclass-hash", "c1"},
+                              {"karpenter.proxmox.sinextra.dev/nodeclass-hash-version", "v1"}};
+  nc->spec.instance_template_ref = {"ProxmoxTemplate", "ubuntu"};
+  b.classes["default"] = nc;
+  auto t = std::make_shared<kube::proxmox_template>();
+  t->metadata.name = "ubuntu";
+  t->status.image_id = "sha256:abc";
+  b.templates["ubuntu"] = t;
+  auto in = to_disruption_input(*b.build(), {}, b.now);
+  const auto& d = in.cluster.drift.at("default");
+  EXPECT_EQ(d.nodepool_hash, "h1");
+  EXPECT_EQ(d.nodepool_hash_version, "v3");
+  EXPECT_EQ(d.nodeclass_hash, "c1");
+  EXPECT_EQ(d.nodeclass_hash_version, "v1");
+  EXPECT_EQ(d.image_id, "sha256:abc");
+}
+
+TEST(DisruptionInput, LastPodEventTimeAndNodeHealthAreCarried) {
+  snapshot_builder b;
+  b.add_node("a");
+  b.claim("nc-a").status.last_pod_event_time = kube::format_rfc3339(b.now - 60'000);
+  b.node("a").status.conditions = {
+      {"Ready", "Unknown", "NodeStatusUnknown", "", kube::format_rfc3339(b.now - 120'000), "", 0}};
+  auto in = to_disruption_input(*b.build(), {}, b.now);
+  EXPECT_EQ(in.cluster.last_pod_event_unix_ms.at("nc-a"), b.now / 1000 * 1000 - 60'000);
+  ASSERT_EQ(in.health.size(), 1u);
+  EXPECT_EQ(in.health[0].nodeclaim, "nc-a");
+  EXPECT_EQ(in.health[0].nodepool, "default");
+  ASSERT_EQ(in.health[0].conditions.size(), 1u);
+  EXPECT_EQ(in.health[0].conditions[0].status, "Unknown");
+  EXPECT_EQ(in.health[0].conditions[0].since_unix_ms, b.now / 1000 * 1000 - 120'000);
+}
+
+TEST(DisruptionInput, DaemonSetsBecomeOnePodEachFromTheirTemplate) {
+  snapshot_builder b;
+  auto ds = std::make_shared<kube::daemon_set>();
+  ds->metadata.name = "cilium";
+  ds->metadata.namespace_ = "kube-system";
+  kube::container c;
+  c.name = "agent";
+  c.resources.requests = {{"cpu", "100m"}};
+  ds->template_.spec.containers.push_back(c);
+  b.daemon_sets["kube-system/cilium"] = ds;
+  auto in = to_disruption_input(*b.build(), {}, b.now);
+  ASSERT_EQ(in.cluster.state.daemonsets.size(), 1u);
+  EXPECT_TRUE(model::is_daemonset_pod(in.cluster.state.daemonsets[0]));
+}
+
+TEST(DisruptionInput, AMalformedObjectIsLeftOutAndNamed) {
+  snapshot_builder b;
+  b.add_node("a");
+  b.add_pod("a", "bad").spec.containers[0].resources.requests["cpu"] = "lots";
+  auto in = to_disruption_input(*b.build(), {}, b.now);
+  ASSERT_EQ(in.skipped.size(), 1u);
+  EXPECT_NE(in.skipped[0].find("bad"), std::string::npos);
+  EXPECT_TRUE(in.cluster.state.bound_pods.empty());
+}
+
+TEST(DisruptionInput, TheTranslatedClusterPlansEmptyNodesAway) {
+  snapshot_builder b;
+  b.add_node("a");
+  b.add_node("b");
+  b.add_pod("b", "web-1");
+  auto in = to_disruption_input(*b.build(), instance_types::builtin_instance_types(), b.now);
+  auto plan = kp::disruption::plan_disruption(in.cluster);
+  EXPECT_EQ(plan.method, "emptiness");
+  ASSERT_EQ(plan.commands.size(), 1u);
+  EXPECT_EQ(plan.commands[0].nodeclaims, std::vector<std::string>{"nc-a"});
+}
+
+TEST(Replacement, HasTheProvisionersShapeAndTheHashesOfItsPool) {
+  snapshot_builder b;
+  b.pool_of().spec.template_.metadata.labels = {{"team", "a"}};
+  auto in = to_disruption_input(*b.build(), instance_types::builtin_instance_types(), b.now);
+  scheduling::planned_nodeclaim planned;
+  planned.nodepool = "default";
+  planned.instance_types = {0};
+  planned.labels = {{"karpenter.sh/capacity-type", "on-demand"}};
+  planned.requests.set("cpu", model::quantity::from_milli(500));
+  kp::disruption::drift_reference drift{"h1", "v3", "c1", "v1", ""};
+  std::mt19937_64 rng(7);
+  const auto name = "default-" + random_suffix(rng);
+  auto claim =
+      replacement_nodeclaim(planned, in.cluster.state, *b.pools.at("default"), drift, name);
+  EXPECT_EQ(claim.metadata.name.size(), std::string("default-").size() + 5);
+  EXPECT_EQ(claim.metadata.labels.at("karpenter.sh/nodepool"), "default");
+  EXPECT_EQ(claim.metadata.labels.at("team"), "a");
+  EXPECT_EQ(claim.metadata.labels.at("karpenter.proxmox.sinextra.dev/proxmoxnodeclass"), "default");
+  EXPECT_EQ(claim.metadata.annotations.at("karpenter.sh/nodeclaim-min-values-relaxed"), "false");
+  EXPECT_EQ(claim.metadata.annotations.at("karpenter.sh/nodepool-hash"), "h1");
+  EXPECT_EQ(claim.metadata.annotations.at("karpenter.proxmox.sinextra.dev/nodeclass-hash"), "c1");
+  ASSERT_EQ(claim.metadata.owner_references.size(), 1u);
+  EXPECT_EQ(claim.metadata.owner_references[0].kind, "NodePool");
+  EXPECT_EQ(claim.metadata.owner_references[0].uid, "uid-pool-default");
+  EXPECT_EQ(claim.spec.node_class_ref.name, "default");
+  EXPECT_EQ(claim.spec.expire_after, "720h");
+  bool has_type = false;
+  for (const auto& r : claim.spec.requirements)
+    if (r.key == "node.kubernetes.io/instance-type" && r.operator_ == "In" &&
+        r.values == std::vector<std::string>{in.cluster.state.instance_types[0].name})
+      has_type = true;
+  EXPECT_TRUE(has_type);
+  EXPECT_EQ(claim.spec.resource_requests.at("cpu"), "500m");
+}
+
+}  // namespace
+}  // namespace kp::actors::disruption
+
+namespace kp::actors::disruption {
+namespace {
+
+// Scale: the translation runs every pass, before the planner's own work (about 1 s for this
+// size, bench/disruption); it must stay well below that. The bound is loose on purpose (the
+// machine is shared); the figure is printed.
+TEST(DisruptionInput, AThousandNodesAndTwentyThousandPodsTranslateWellWithinAPass) {
+  snapshot_builder b;
+  for (int n = 0; n < 1000; ++n) {
+    const auto node = "node-" + std::to_string(n);
+    b.add_node(node);
+    for (int p = 0; p < 20; ++p) b.add_pod(node, node + "-pod-" + std::to_string(p));
+  }
+  auto snap = b.build();
+  const auto types = instance_types::builtin_instance_types();
+  const auto start = std::chrono::steady_clock::now();
+  auto in = to_disruption_input(*snap, types, b.now);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  std::printf("translation of 1000 nodes / 20000 pods: %lld ms\n", static_cast<long long>(ms));
+  EXPECT_EQ(in.cluster.state.bound_pods.size(), 20000u);
+  EXPECT_EQ(in.cluster.state.nodes.size(), 1000u);
+  EXPECT_LT(ms, 5000);
+}
+
+}  // namespace
+}  // namespace kp::actors::disruption
