@@ -1,0 +1,88 @@
+#include "actors/provisioning/pod_watcher.hpp"
+
+#include <unordered_map>
+
+#include <caf/all.hpp>
+
+#include "actors/provisioning/provisionable.hpp"
+
+namespace kp::actors::provisioning {
+namespace {
+
+using tick_atom = caf::atom_constant<caf::atom("pwtick")>;
+
+// The watcher's own interface: the public one plus its re-evaluation timer.
+using watcher_actor = protocol::pod_watcher_actor::extend<caf::reacts_to<tick_atom>>;
+
+struct watcher_state {
+  // User-declared, so the state is no aggregate: CAF 0.17 constructs a state from the actor
+  // pointer whenever it can, and C++20 would let an aggregate take it as its first member.
+  watcher_state() = default;
+  protocol::snapshot_ptr latest;
+  // UID -> wall-clock ms when it was last reported; forgotten once the pod stops counting.
+  std::unordered_map<std::string, std::int64_t> reported;
+  bool tick_armed = false;
+  prometheus::Gauge* queue_depth = nullptr;
+  static inline const char* name = "pod_watcher";
+};
+
+using watcher_pointer = watcher_actor::stateful_pointer<watcher_state>;
+
+void evaluate(watcher_pointer self, const controller_context& ctx,
+              const protocol::batcher_actor& batcher, std::chrono::milliseconds retrigger) {
+  auto& st = self->state;
+  if (!st.latest) return;
+  const auto now = ctx.wall_clock_ms();
+  auto pods = provisionable_pods(*st.latest);
+  std::unordered_map<std::string, std::int64_t> still;
+  still.reserve(pods.size());
+  protocol::pods_pending out;
+  for (const auto* pod : pods) {
+    const auto& uid = pod->metadata.uid;
+    auto it = st.reported.find(uid);
+    if (it == st.reported.end() || now - it->second >= retrigger.count()) {
+      out.uids.push_back(uid);
+      still[uid] = now;
+    } else {
+      still[uid] = it->second;
+    }
+  }
+  st.reported = std::move(still);
+  if (st.queue_depth) st.queue_depth->Set(static_cast<double>(pods.size()));
+  if (!out.uids.empty()) self->send(batcher, std::move(out));
+  // While anything waits, look again after `retrigger` even if no snapshot arrives.
+  if (!st.reported.empty() && !st.tick_armed) {
+    st.tick_armed = true;
+    self->delayed_send(self, retrigger, tick_atom::value);
+  }
+}
+
+watcher_actor::behavior_type watcher_behavior(watcher_pointer self, controller_context ctx,
+                                              protocol::batcher_actor batcher,
+                                              std::chrono::milliseconds retrigger) {
+  if (ctx.metrics)
+    self->state.queue_depth = &ctx.metrics->scheduler_queue_depth.Add(
+        {{"controller", "provisioner"}, {"scheduling_id", ""}});
+  auto shared = std::make_shared<const controller_context>(std::move(ctx));
+  return {
+      [self, shared, batcher, retrigger](protocol::snapshot_ptr& snap) {
+        self->state.latest = std::move(snap);
+        evaluate(self, *shared, batcher, retrigger);
+      },
+      [self, shared, batcher, retrigger](tick_atom) {
+        self->state.tick_armed = false;
+        evaluate(self, *shared, batcher, retrigger);
+      },
+  };
+}
+
+}  // namespace
+
+protocol::pod_watcher_actor spawn_pod_watcher(caf::actor_system& system,
+                                              const controller_context& ctx,
+                                              protocol::batcher_actor batcher,
+                                              std::chrono::milliseconds retrigger) {
+  return system.spawn(watcher_behavior, ctx, std::move(batcher), retrigger);
+}
+
+}  // namespace kp::actors::provisioning

@@ -1,0 +1,325 @@
+#include "actors/provisioning/provisioner.hpp"
+
+#include <chrono>
+#include <map>
+#include <set>
+
+#include <caf/all.hpp>
+
+#include "actors/continuation.hpp"
+#include "actors/provisioning/nodeclaim_builder.hpp"
+#include "actors/provisioning/provisionable.hpp"
+#include "actors/provisioning/scheduling_input.hpp"
+#include "observability/logging.hpp"
+#include "protocol/kube/model_translation.hpp"
+
+namespace kp::actors::provisioning {
+namespace {
+
+using provisioner_impl =
+    protocol::provisioner_actor::extend<caf::reacts_to<resume_atom, continuation>>;
+
+// How often a create that answers AlreadyExists is retried under a fresh name.
+constexpr int max_name_attempts = 5;
+// A NodeClaim we created but never saw in a snapshot is forgotten after this long (it was
+// deleted before the informer caught up, or the informer is broken and will relist).
+constexpr std::int64_t forget_unseen_ms = 5 * 60 * 1000;
+
+struct created_claim {
+  kube::node_claim object;
+  model::nodeclaim model;          // as the next simulation sees it while in flight
+  std::vector<std::string> pods;   // UIDs planned onto it
+  std::vector<std::string> types;  // instance types, cheapest first (for the log)
+  std::int64_t sent_ms = 0;
+  int attempts = 1;
+  bool confirmed = false;  // the API server accepted it
+};
+
+struct provisioner_state {
+  // User-declared, so the state is no aggregate: CAF 0.17 constructs a state from the actor
+  // pointer whenever it can, and C++20 would let an aggregate take it as its first member.
+  provisioner_state() = default;
+  protocol::snapshot_ptr latest;
+  bool batch_waiting = false;  // a batch closed before the cluster was synced
+  protocol::batch_closed waiting;
+  std::map<std::string, created_claim> created;    // by name, until seen in a snapshot
+  std::map<std::string, std::string> nominations;  // pod UID -> NodeClaim name
+  std::mt19937_64 rng{std::random_device{}()};
+  obs::logger log{"provisioner"};
+  static inline const char* name = "provisioner";
+};
+
+using provisioner_pointer = provisioner_impl::stateful_pointer<provisioner_state>;
+
+struct env {
+  controller_context ctx;
+  provisioner_options options;
+  prometheus::Histogram* duration = nullptr;
+  prometheus::Gauge* unschedulable = nullptr;
+};
+
+protocol::event_record pod_event(const kube::pod& pod, std::string type, std::string reason,
+                                 std::string message) {
+  protocol::event_record e;
+  e.kind = "Pod";
+  e.api_version = "v1";
+  e.namespace_ = pod.metadata.namespace_;
+  e.name = pod.metadata.name;
+  e.uid = pod.metadata.uid;
+  e.type = std::move(type);
+  e.reason = std::move(reason);
+  e.message = std::move(message);
+  return e;
+}
+
+const kube::pod* pod_by_uid(const std::string& uid,
+                            const std::map<std::string, const kube::pod*>& index) {
+  auto it = index.find(uid);
+  return it == index.end() ? nullptr : it->second;
+}
+
+std::string fresh_name(provisioner_state& st, const std::string& pool) {
+  for (;;) {
+    std::string name = pool + "-" + random_suffix(st.rng);
+    if (st.created.count(name)) continue;
+    if (st.latest && protocol::cluster_snapshot::find(st.latest->node_claims, name)) continue;
+    return name;
+  }
+}
+
+void send_create(provisioner_pointer self, std::shared_ptr<env> e, const std::string& name);
+
+// The API server answered a create.
+void on_created(provisioner_pointer self, std::shared_ptr<env> e, const std::string& name,
+                result<kube::node_claim> answer) {
+  auto& st = self->state;
+  auto it = st.created.find(name);
+  if (it == st.created.end()) return;
+  auto& entry = it->second;
+  if (answer) {
+    entry.confirmed = true;
+    const bool relaxed = entry.object.metadata.annotations[min_values_relaxed_annotation] == "true";
+    if (e->ctx.metrics)
+      e->ctx.metrics->nodeclaims_created
+          .Add({{"reason", "provisioned"},
+                {"nodepool", entry.model.nodepool},
+                {"min_values_relaxed", relaxed ? "true" : "false"}})
+          .Increment();
+    std::string first;
+    for (std::size_t i = 0; i < entry.types.size() && i < 5; ++i)
+      first += (i ? ", " : "") + entry.types[i];
+    st.log.info("created nodeclaim", {{"nodeclaim", name},
+                                      {"nodepool", entry.model.nodepool},
+                                      {"pods", std::to_string(entry.pods.size())},
+                                      {"instance-types", first}});
+    if (st.latest && st.latest->pods) {
+      std::map<std::string, const kube::pod*> index;
+      std::set<std::string> wanted(entry.pods.begin(), entry.pods.end());
+      for (const auto& [key, p] : *st.latest->pods)
+        if (wanted.count(p->metadata.uid)) index[p->metadata.uid] = p.get();
+      for (const auto& uid : entry.pods)
+        if (const auto* pod = pod_by_uid(uid, index))
+          record_event(e->ctx, pod_event(*pod, "Normal", "Nominated",
+                                         "Pod should schedule on: nodeclaim/" + name));
+    }
+    return;
+  }
+  const auto& err = answer.error();
+  if (err.code == "already_exists" && entry.attempts < max_name_attempts) {
+    // Someone has that name: move the claim and its pods to a fresh one.
+    created_claim moved = std::move(entry);
+    st.created.erase(it);
+    std::string pool = moved.model.nodepool;
+    std::string next = fresh_name(st, pool);
+    moved.object.metadata.name = next;
+    moved.model.name = next;
+    ++moved.attempts;
+    for (const auto& uid : moved.pods) st.nominations[uid] = next;
+    st.created.emplace(next, std::move(moved));
+    send_create(self, std::move(e), next);
+    return;
+  }
+  st.log.error("creating nodeclaim failed",
+               {{"nodeclaim", name}, {"code", err.code}, {"error", err.message}});
+  for (const auto& uid : entry.pods) {
+    auto n = st.nominations.find(uid);
+    if (n != st.nominations.end() && n->second == name) st.nominations.erase(n);
+  }
+  st.created.erase(it);
+}
+
+void send_create(provisioner_pointer self, std::shared_ptr<env> e, const std::string& name) {
+  auto& entry = self->state.created.at(name);
+  entry.sent_ms = e->ctx.wall_clock_ms();
+  auto handle = caf::actor_cast<provisioner_impl>(self);
+  e->ctx.kube->create<kube::node_claim>(
+      entry.object,
+      resume_in<result<kube::node_claim>>(handle, [self, e, name](result<kube::node_claim> r) {
+        on_created(self, e, name, std::move(r));
+      }));
+}
+
+// Forget what the snapshot now shows, and nominations that no longer hold.
+void reconcile(provisioner_state& st, const controller_context& ctx) {
+  if (!st.latest) return;
+  const auto& snap = *st.latest;
+  const auto now = ctx.wall_clock_ms();
+  for (auto it = st.created.begin(); it != st.created.end();) {
+    // Kept until the create is answered even if the informer was faster: the answer still
+    // counts the metric and sends the Nominated events.
+    const bool seen = protocol::cluster_snapshot::find(snap.node_claims, it->first) != nullptr;
+    const bool stale = now - it->second.sent_ms > forget_unseen_ms;
+    it = it->second.confirmed && (seen || stale) ? st.created.erase(it) : std::next(it);
+  }
+  if (st.nominations.empty()) return;
+  std::set<std::string> pending;
+  if (snap.pods)
+    for (const auto& [key, p] : *snap.pods)
+      if (st.nominations.count(p->metadata.uid) && is_provisionable(*p, snap))
+        pending.insert(p->metadata.uid);
+  for (auto it = st.nominations.begin(); it != st.nominations.end();) {
+    const auto* claim = protocol::cluster_snapshot::find(snap.node_claims, it->second);
+    bool holds = pending.count(it->first) &&
+                 (claim ? !claim->metadata.deletion_timestamp : st.created.count(it->second) > 0);
+    it = holds ? std::next(it) : st.nominations.erase(it);
+  }
+}
+
+void run_batch(provisioner_pointer self, std::shared_ptr<env> e, const protocol::batch_closed& b) {
+  using clock = std::chrono::steady_clock;
+  auto& st = self->state;
+  const auto started = clock::now();
+  reconcile(st, e->ctx);
+  const auto& snap = *st.latest;
+
+  std::vector<model::nodeclaim> in_flight;
+  in_flight.reserve(st.created.size());
+  for (const auto& [name, c] : st.created) in_flight.push_back(c.model);
+  auto input = build_scheduling_input(snap, in_flight, st.nominations, e->ctx.instance_types);
+
+  batch_report report;
+  report.batch = b.id;
+  report.pending_pods = input.snap.pods.size();
+
+  std::string skipped;
+  for (const auto& s : input.skipped_pools) skipped += "; " + s;
+  for (const auto& [pod, why] : input.invalid_pods) {
+    record_event(e->ctx,
+                 pod_event(*pod, "Warning", "FailedScheduling", "Failed to schedule pod, " + why));
+    ++report.unschedulable;
+  }
+
+  scheduling::plan plan;
+  if (!input.snap.pods.empty()) {
+    scheduling::options opts;
+    opts.preferences = e->ctx.settings.preference_policy == config::preference_mode::ignore
+                           ? scheduling::preference_policy::ignore
+                           : scheduling::preference_policy::respect;
+    opts.min_values = e->ctx.settings.min_values_policy == config::min_values_mode::best_effort
+                          ? scheduling::min_values_policy::best_effort
+                          : scheduling::min_values_policy::strict;
+    const auto solve_start = clock::now();
+    plan = scheduling::provision(input.snap, opts);
+    report.solve_seconds = std::chrono::duration<double>(clock::now() - solve_start).count();
+    if (e->duration) e->duration->Observe(report.solve_seconds);
+  }
+
+  for (const auto& err : plan.errors) {
+    const auto* pod = input.pending[err.pod];
+    record_event(e->ctx, pod_event(*pod, "Warning", "FailedScheduling",
+                                   "Failed to schedule pod, " + err.reason + skipped));
+    ++report.unschedulable;
+  }
+  if (e->unschedulable) e->unschedulable->Set(static_cast<double>(report.unschedulable));
+
+  for (const auto& bind : plan.bindings) {
+    const auto* pod = input.pending[bind.pod];
+    if (bind.in_flight) st.nominations[pod->metadata.uid] = bind.node;
+    record_event(e->ctx, pod_event(*pod, "Normal", "Nominated",
+                                   std::string("Pod should schedule on: ") +
+                                       (bind.in_flight ? "nodeclaim/" : "node/") + bind.node));
+    ++report.bindings;
+  }
+
+  for (const auto& planned : plan.nodeclaims) {
+    auto pool = input.pools.find(planned.nodepool);
+    if (pool == input.pools.end()) continue;  // cannot happen: plans only use given pools
+    const std::string name = fresh_name(st, planned.nodepool);
+    created_claim entry;
+    entry.object = build_nodeclaim(planned, input.snap, *pool->second, name);
+    auto m = kube::to_model(entry.object);
+    if (!m) {
+      st.log.error("planned nodeclaim does not translate",
+                   {{"nodeclaim", name}, {"error", m.error().message}});
+      continue;
+    }
+    entry.model = std::move(*m);
+    entry.model.capacity = pessimistic_capacity(entry.model, input.snap.instance_types);
+    entry.types = scheduling::instance_type_names(planned, input.snap);
+    for (std::size_t i : planned.pods) {
+      const auto& uid = input.pending[i]->metadata.uid;
+      entry.pods.push_back(uid);
+      st.nominations[uid] = name;
+    }
+    st.created.emplace(name, std::move(entry));
+    ++report.nodeclaims;
+    if (e->ctx.kube) {
+      send_create(self, e, name);
+    } else {
+      st.log.warn("no Kubernetes client; nodeclaim not created", {{"nodeclaim", name}});
+    }
+  }
+  report.total_seconds = std::chrono::duration<double>(clock::now() - started).count();
+  st.log.info("scheduled batch", {{"batch", std::to_string(b.id)},
+                                  {"pods", std::to_string(report.pending_pods)},
+                                  {"nodeclaims", std::to_string(report.nodeclaims)},
+                                  {"bindings", std::to_string(report.bindings)},
+                                  {"unschedulable", std::to_string(report.unschedulable)},
+                                  {"solve_ms", std::to_string(report.solve_seconds * 1000)}});
+  if (e->options.on_batch) e->options.on_batch(report);
+}
+
+provisioner_impl::behavior_type provisioner_behavior(provisioner_pointer self,
+                                                     controller_context ctx,
+                                                     provisioner_options options) {
+  auto e = std::make_shared<env>();
+  e->ctx = std::move(ctx);
+  e->options = std::move(options);
+  if (e->ctx.metrics) {
+    e->duration = &e->ctx.metrics->scheduler_scheduling_duration.Add(
+        {{"controller", "provisioner"}}, obs::duration_buckets());
+    e->unschedulable =
+        &e->ctx.metrics->scheduler_unschedulable_pods.Add({{"controller", "provisioner"}});
+  }
+  return {
+      [self, e](protocol::snapshot_ptr& snap) {
+        auto& st = self->state;
+        st.latest = std::move(snap);
+        if (st.batch_waiting && st.latest && st.latest->synced) {
+          st.batch_waiting = false;
+          run_batch(self, e, st.waiting);
+        }
+      },
+      [self, e](protocol::batch_closed& b) {
+        auto& st = self->state;
+        if (!st.latest || !st.latest->synced) {
+          // Like Karpenter, never schedule against a partial view of the cluster.
+          st.batch_waiting = true;
+          st.waiting = b;
+          return;
+        }
+        run_batch(self, e, b);
+      },
+      [](resume_atom, continuation& c) { c.run(); },
+  };
+}
+
+}  // namespace
+
+protocol::provisioner_actor spawn_provisioner(caf::actor_system& system,
+                                              const controller_context& ctx,
+                                              provisioner_options options) {
+  return system.spawn(provisioner_behavior, ctx, std::move(options));
+}
+
+}  // namespace kp::actors::provisioning

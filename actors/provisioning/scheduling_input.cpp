@@ -1,0 +1,199 @@
+#include "actors/provisioning/scheduling_input.hpp"
+
+#include <set>
+#include <unordered_map>
+
+#include "actors/provisioning/provisionable.hpp"
+#include "core/model/labels.hpp"
+#include "protocol/kube/model_translation.hpp"
+
+namespace kp::actors::provisioning {
+namespace {
+
+// Offerings come from the region inventories; when nobody has computed any yet, every type is
+// offered in every zone the ready NodeClasses selected (placement decides for real later), so
+// that nothing is unschedulable merely for lack of bookkeeping.
+std::vector<instance_types::instance_type> with_offerings(
+    const std::vector<instance_types::instance_type>& types,
+    const protocol::cluster_snapshot& snap) {
+  for (const auto& t : types)
+    if (!t.offerings.empty()) return types;
+  std::vector<instance_types::zone_capacity> zones;
+  std::set<std::pair<std::string, std::string>> seen;
+  if (snap.node_classes) {
+    for (const auto& [key, nc] : *snap.node_classes) {
+      for (const auto& z : nc->status.selected_zones) {
+        // "region/zone/templateVMID"
+        auto a = z.find('/');
+        if (a == std::string::npos) continue;
+        auto b = z.find('/', a + 1);
+        std::string region = z.substr(0, a);
+        std::string zone = z.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
+        if (seen.emplace(region, zone).second)
+          zones.push_back({region, zone, 1 << 20, std::int64_t{1} << 50, true});
+      }
+    }
+  }
+  if (zones.empty()) return types;
+  auto out = types;
+  instance_types::build_offerings(out, zones);
+  return out;
+}
+
+model::pod daemon_pod(const kube::daemon_set& ds, std::string& error) {
+  kube::pod p;
+  p.metadata = ds.template_.metadata;
+  p.metadata.name = ds.metadata.name;
+  p.metadata.namespace_ = ds.metadata.namespace_;
+  p.metadata.uid = ds.metadata.uid;
+  p.spec = ds.template_.spec;
+  kube::owner_reference owner;
+  owner.api_version = "apps/v1";
+  owner.kind = "DaemonSet";
+  owner.name = ds.metadata.name;
+  owner.uid = ds.metadata.uid;
+  owner.controller = true;
+  p.metadata.owner_references = {owner};
+  auto m = kube::to_model(p);
+  if (!m) {
+    error = m.error().message;
+    return {};
+  }
+  return std::move(*m);
+}
+
+}  // namespace
+
+std::string node_class_blocker(const protocol::cluster_snapshot& snap, const std::string& name) {
+  const auto* nc = protocol::cluster_snapshot::find(snap.node_classes, name);
+  const std::string who = std::string(node_class_kind) + " \"" + name + "\"";
+  if (!nc) return who + " does not exist";
+  if (nc->metadata.deletion_timestamp) return who + " is being deleted";
+  if (nc->status.conditions.empty()) return "";
+  for (const auto& c : nc->status.conditions) {
+    if (c.type != "Ready") continue;
+    if (c.status == "True") return "";
+    std::string out = who + " is not ready (Ready=" + c.status;
+    if (!c.reason.empty()) out += ", " + c.reason;
+    if (!c.message.empty()) out += ": " + c.message;
+    return out + ")";
+  }
+  return who + " has no Ready condition yet";
+}
+
+model::resource_list pessimistic_capacity(const model::nodeclaim& claim,
+                                          const std::vector<instance_types::instance_type>& types) {
+  const model::node_selector_requirement* req = nullptr;
+  for (const auto& r : claim.requirements)
+    if (r.key == model::labels::instance_type && r.op == model::selector_operator::in) req = &r;
+  model::resource_list out;
+  if (!req) return out;
+  std::set<std::string_view> names(req->values.begin(), req->values.end());
+  for (const auto& t : types) {
+    if (!names.count(t.name)) continue;
+    out = model::resource_list::max(out, t.capacity);
+  }
+  return out;
+}
+
+scheduling_input build_scheduling_input(const protocol::cluster_snapshot& snap,
+                                        const std::vector<model::nodeclaim>& in_flight,
+                                        const std::map<std::string, std::string>& nominations,
+                                        const std::vector<instance_types::instance_type>& types) {
+  scheduling_input in;
+  auto& s = in.snap;
+  s.instance_types = with_offerings(types, snap);
+
+  // NodeClaims first: nominations only hold onto claims that exist and are not ready for pods.
+  std::set<std::string> claim_names;
+  std::set<std::string> holding;  // claims that still hold their nominated pods
+  auto add_claim = [&](model::nodeclaim c) {
+    if (c.capacity.empty()) c.capacity = pessimistic_capacity(c, s.instance_types);
+    claim_names.insert(c.name);
+    if (!c.terminating && !c.initialized()) holding.insert(c.name);
+    s.nodeclaims.push_back(std::move(c));
+  };
+  if (snap.node_claims) {
+    for (const auto& [key, c] : *snap.node_claims) {
+      auto m = kube::to_model(*c);
+      if (m) add_claim(std::move(*m));
+    }
+  }
+  for (const auto& c : in_flight)
+    if (!claim_names.count(c.name)) add_claim(c);
+
+  if (snap.nodes) {
+    for (const auto& [key, n] : *snap.nodes) {
+      auto m = kube::to_model(*n);
+      if (m) s.nodes.push_back(std::move(*m));
+    }
+  }
+
+  if (snap.pods) {
+    for (const auto& [key, p] : *snap.pods) {
+      const auto& pod = *p;
+      if (!pod.spec.node_name.empty()) {
+        if (pod.status.phase == "Succeeded" || pod.status.phase == "Failed") continue;
+        auto m = kube::to_model(pod);
+        if (m) s.bound_pods.push_back(std::move(*m));
+        continue;
+      }
+      if (!is_provisionable(pod, snap)) continue;
+      auto m = kube::to_model(pod);
+      if (!m) {
+        in.invalid_pods.emplace_back(&pod, m.error().message);
+        continue;
+      }
+      auto nom = nominations.find(pod.metadata.uid);
+      if (nom != nominations.end() && holding.count(nom->second)) {
+        m->node_name = nom->second;  // counted on the claim it was planned onto
+        s.bound_pods.push_back(std::move(*m));
+        continue;
+      }
+      s.pods.push_back(std::move(*m));
+      in.pending.push_back(&pod);
+    }
+  }
+
+  if (snap.node_pools) {
+    for (const auto& [key, np] : *snap.node_pools) {
+      const auto& ref = np->spec.template_.spec.node_class_ref;
+      const std::string who = "NodePool \"" + np->metadata.name + "\"";
+      if (np->metadata.deletion_timestamp) {
+        in.skipped_pools.push_back(who + " is being deleted");
+        continue;
+      }
+      if (ref.kind != node_class_kind || (!ref.group.empty() && ref.group != node_class_group)) {
+        in.skipped_pools.push_back(who + " references " + ref.group + "/" + ref.kind + ", not a " +
+                                   node_class_kind);
+        continue;
+      }
+      if (auto why = node_class_blocker(snap, ref.name); !why.empty()) {
+        in.skipped_pools.push_back(who + ": " + why);
+        continue;
+      }
+      auto m = kube::to_model(*np);
+      if (!m) {
+        in.skipped_pools.push_back(who + ": " + m.error().message);
+        continue;
+      }
+      if (!m->ready) {
+        in.skipped_pools.push_back(who + " is not ready");
+        continue;
+      }
+      in.pools[np->metadata.name] = np.get();
+      s.nodepools.push_back(std::move(*m));
+    }
+  }
+
+  if (snap.daemon_sets) {
+    for (const auto& [key, ds] : *snap.daemon_sets) {
+      std::string error;
+      auto p = daemon_pod(*ds, error);
+      if (error.empty()) s.daemonsets.push_back(std::move(p));
+    }
+  }
+  return in;
+}
+
+}  // namespace kp::actors::provisioning

@@ -1,0 +1,217 @@
+// The pure pieces behind the provisioner: which NodeClasses count as ready, how the cluster
+// snapshot becomes the scheduler's input (pools left out and why, DaemonSet pods, in-flight
+// claims, nominations that hold pods on a claim until it is initialized), and the NodeClaim
+// object built from a plan.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "actors/provisioning/nodeclaim_builder.hpp"
+#include "actors/provisioning/scheduling_input.hpp"
+
+namespace kp::actors::provisioning {
+namespace {
+
+template <class T>
+protocol::shared_objects<T> objects(const std::vector<T>& items) {
+  auto m = std::make_shared<protocol::object_map<T>>();
+  for (const auto& i : items) (*m)[protocol::object_key_of(i)] = std::make_shared<T>(i);
+  return m;
+}
+
+kube::proxmox_node_class node_class(const std::string& name,
+                                    std::vector<kube::condition> conditions = {}) {
+  kube::proxmox_node_class c;
+  c.metadata.name = name;
+  c.spec.region = "region1";
+  c.status.conditions = std::move(conditions);
+  return c;
+}
+
+kube::condition cond(const std::string& type, const std::string& status,
+                     const std::string& message = "") {
+  kube::condition c;
+  c.type = type;
+  c.status = status;
+  c.reason = "Because";
+  c.message = message;
+  return c;
+}
+
+kube::node_pool pool(const std::string& name, const std::string& node_class_name) {
+  kube::node_pool p;
+  p.metadata.name = name;
+  p.metadata.uid = "uid-" + name;
+  p.spec.template_.spec.node_class_ref = {node_class_group, node_class_kind, node_class_name};
+  p.spec.template_.spec.requirements.push_back(
+      {"karpenter.sh/capacity-type", "In", {"on-demand"}, std::nullopt});
+  return p;
+}
+
+kube::pod pending(const std::string& name) {
+  kube::pod p;
+  p.metadata.name = name;
+  p.metadata.namespace_ = "default";
+  p.metadata.uid = "uid-" + name;
+  kube::container c;
+  c.name = "c";
+  c.resources.requests = {{"cpu", "1"}, {"memory", "1Gi"}};
+  p.spec.containers.push_back(c);
+  p.status.phase = "Pending";
+  p.status.conditions.push_back({"PodScheduled", "False", "Unschedulable", "", "", "", 0});
+  return p;
+}
+
+std::vector<instance_types::instance_type> types() {
+  auto t = instance_types::builtin_instance_types();
+  instance_types::build_offerings(t, {{"region1", "pve1", 512, std::int64_t{1} << 40, true}});
+  return t;
+}
+
+TEST(NodeClassReadiness, NoConditionsIsReadyAndReadyFalseExplainsItself) {
+  protocol::cluster_snapshot s;
+  s.node_classes = objects<kube::proxmox_node_class>(
+      {node_class("fresh"), node_class("ok", {cond("Ready", "True")}),
+       node_class("broken", {cond("Ready", "False", "no template")}),
+       node_class("other", {cond("TemplatesReady", "True")})});
+  EXPECT_EQ(node_class_blocker(s, "fresh"), "");
+  EXPECT_EQ(node_class_blocker(s, "ok"), "");
+  EXPECT_EQ(node_class_blocker(s, "broken"),
+            "ProxmoxNodeClass \"broken\" is not ready (Ready=False, Because: no template)");
+  EXPECT_EQ(node_class_blocker(s, "other"),
+            "ProxmoxNodeClass \"other\" has no Ready condition yet");
+  EXPECT_EQ(node_class_blocker(s, "missing"), "ProxmoxNodeClass \"missing\" does not exist");
+}
+
+TEST(SchedulingInput, LeavesOutPoolsThatCannotCreateNodesAndSaysWhy) {
+  protocol::cluster_snapshot s;
+  s.synced = true;
+  auto deleting = pool("deleting", "ok");
+  deleting.metadata.deletion_timestamp = "2026-01-01T00:00:00Z";
+  auto foreign = pool("foreign", "ok");
+  foreign.spec.template_.spec.node_class_ref = {"karpenter.k8s.aws", "EC2NodeClass", "x"};
+  s.node_pools =
+      objects<kube::node_pool>({pool("good", "ok"), pool("blocked", "broken"), deleting, foreign});
+  s.node_classes = objects<kube::proxmox_node_class>(
+      {node_class("ok"), node_class("broken", {cond("Ready", "False", "no template")})});
+  auto in = build_scheduling_input(s, {}, {}, types());
+  ASSERT_EQ(in.snap.nodepools.size(), 1u);
+  EXPECT_EQ(in.snap.nodepools[0].name, "good");
+  EXPECT_EQ(in.pools.count("good"), 1u);
+  ASSERT_EQ(in.skipped_pools.size(), 3u);
+  std::string all;
+  for (const auto& why : in.skipped_pools) all += why + "\n";
+  EXPECT_NE(all.find("NodePool \"blocked\": ProxmoxNodeClass \"broken\" is not ready"),
+            std::string::npos);
+  EXPECT_NE(all.find("NodePool \"deleting\" is being deleted"), std::string::npos);
+  EXPECT_NE(all.find("NodePool \"foreign\" references karpenter.k8s.aws/EC2NodeClass"),
+            std::string::npos);
+}
+
+TEST(SchedulingInput, SplitsPendingFromBoundPodsAndBuildsDaemonSetPods) {
+  protocol::cluster_snapshot s;
+  auto bound = pending("bound");
+  bound.spec.node_name = "n1";
+  bound.status.phase = "Running";
+  auto finished = pending("finished");
+  finished.spec.node_name = "n1";
+  finished.status.phase = "Succeeded";
+  auto bad = pending("bad");
+  bad.spec.containers[0].resources.requests["cpu"] = "lots";
+  s.pods = objects<kube::pod>({pending("a"), bound, finished, bad});
+  kube::daemon_set ds;
+  ds.metadata.name = "agent";
+  ds.metadata.namespace_ = "kube-system";
+  kube::container c;
+  c.name = "agent";
+  c.resources.requests = {{"cpu", "100m"}};
+  ds.template_.spec.containers.push_back(c);
+  s.daemon_sets = objects<kube::daemon_set>({ds});
+  auto in = build_scheduling_input(s, {}, {}, types());
+  ASSERT_EQ(in.snap.pods.size(), 1u);
+  EXPECT_EQ(in.snap.pods[0].name, "a");
+  ASSERT_EQ(in.pending.size(), 1u);
+  EXPECT_EQ(in.pending[0]->metadata.name, "a");
+  ASSERT_EQ(in.snap.bound_pods.size(), 1u);
+  EXPECT_EQ(in.snap.bound_pods[0].name, "bound");
+  ASSERT_EQ(in.invalid_pods.size(), 1u);
+  EXPECT_EQ(in.invalid_pods[0].first->metadata.name, "bad");
+  ASSERT_EQ(in.snap.daemonsets.size(), 1u);
+  ASSERT_EQ(in.snap.daemonsets[0].owners.size(), 1u);
+  EXPECT_EQ(in.snap.daemonsets[0].owners[0].kind, "DaemonSet");
+}
+
+model::nodeclaim in_flight_claim(const std::string& name) {
+  model::nodeclaim c;
+  c.name = name;
+  c.nodepool = "good";
+  c.requirements.push_back({"node.kubernetes.io/instance-type",
+                            model::selector_operator::in,
+                            {"c1.2VCPU-4GB", "m1.16VCPU-128GB"},
+                            std::nullopt});
+  return c;
+}
+
+TEST(SchedulingInput, NominatedPodsStayOnTheirClaimUntilItIsInitialized) {
+  protocol::cluster_snapshot s;
+  s.pods = objects<kube::pod>({pending("a"), pending("b")});
+  const std::map<std::string, std::string> nominations = {{"uid-a", "good-abcde"},
+                                                          {"uid-b", "good-gone1"}};
+  // good-abcde is only known as created here; good-gone1 exists nowhere.
+  auto in = build_scheduling_input(s, {in_flight_claim("good-abcde")}, nominations, types());
+  ASSERT_EQ(in.snap.nodeclaims.size(), 1u);
+  ASSERT_EQ(in.snap.bound_pods.size(), 1u);
+  EXPECT_EQ(in.snap.bound_pods[0].name, "a");
+  EXPECT_EQ(in.snap.bound_pods[0].node_name, "good-abcde");
+  ASSERT_EQ(in.snap.pods.size(), 1u);
+  EXPECT_EQ(in.snap.pods[0].name, "b");
+  // Pessimistic: the largest type it may become.
+  EXPECT_EQ(in.snap.nodeclaims[0].capacity.milli("cpu"), 16000);
+
+  // Once the informer shows it initialized, its pods are scheduled like any other.
+  kube::node_claim seen;
+  seen.metadata.name = "good-abcde";
+  seen.status.conditions.push_back(cond("Initialized", "True"));
+  s.node_claims = objects<kube::node_claim>({seen});
+  in = build_scheduling_input(s, {in_flight_claim("good-abcde")}, nominations, types());
+  EXPECT_EQ(in.snap.nodeclaims.size(), 1u);  // not twice
+  EXPECT_EQ(in.snap.pods.size(), 2u);
+}
+
+TEST(NodeClaimBuilder, NamesLabelsAnnotatesAndOwnsTheClaim) {
+  std::mt19937_64 rng(7);
+  const std::regex five("[a-z0-9]{5}");
+  for (int i = 0; i < 100; ++i) EXPECT_TRUE(std::regex_match(random_suffix(rng), five));
+
+  protocol::cluster_snapshot s;
+  auto np = pool("good", "ok");
+  np.metadata.annotations = {{"karpenter.sh/nodepool-hash", "99"},
+                             {"karpenter.sh/nodepool-hash-version", "v3"}};
+  np.spec.template_.metadata.labels = {{"team", "ml"}};
+  np.spec.template_.spec.termination_grace_period = "1h";
+  s.node_pools = objects<kube::node_pool>({np});
+  s.node_classes = objects<kube::proxmox_node_class>({node_class("ok")});
+  s.pods = objects<kube::pod>({pending("a")});
+  auto in = build_scheduling_input(s, {}, {}, types());
+  auto plan = scheduling::provision(in.snap);
+  ASSERT_EQ(plan.nodeclaims.size(), 1u);
+  auto c = build_nodeclaim(plan.nodeclaims[0], in.snap, np, "good-x1y2z");
+  EXPECT_EQ(c.metadata.name, "good-x1y2z");
+  EXPECT_EQ(c.metadata.labels.at("karpenter.sh/nodepool"), "good");
+  EXPECT_EQ(c.metadata.labels.at("team"), "ml");
+  EXPECT_EQ(c.metadata.annotations.at("karpenter.sh/nodepool-hash"), "99");
+  EXPECT_EQ(c.metadata.annotations.at("karpenter.sh/nodepool-hash-version"), "v3");
+  EXPECT_EQ(c.metadata.annotations.at("karpenter.sh/nodeclaim-min-values-relaxed"), "false");
+  EXPECT_EQ(c.spec.termination_grace_period, "1h");
+  EXPECT_EQ(c.spec.expire_after, "720h");
+  ASSERT_EQ(c.metadata.owner_references.size(), 1u);
+  EXPECT_EQ(c.metadata.owner_references[0].uid, "uid-good");
+  EXPECT_EQ(c.metadata.owner_references[0].block_owner_deletion, std::optional<bool>(true));
+  bool types_listed = false;
+  for (const auto& r : c.spec.requirements)
+    if (r.key == "node.kubernetes.io/instance-type") types_listed = !r.values.empty();
+  EXPECT_TRUE(types_listed);
+}
+
+}  // namespace
+}  // namespace kp::actors::provisioning
