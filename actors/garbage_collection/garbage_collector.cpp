@@ -1,0 +1,276 @@
+#include "actors/garbage_collection/garbage_collector.hpp"
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "actors/continuation.hpp"
+#include "actors/garbage_collection/garbage.hpp"
+#include "observability/logging.hpp"
+
+namespace kp::actors {
+
+namespace {
+
+using namespace garbage_collection;
+using namespace std::chrono_literals;
+
+using gc_tick_atom = caf::atom_constant<caf::atom("gctick")>;
+
+using impl_actor =
+    protocol::garbage_collector_actor::extend<caf::reacts_to<resume_atom, continuation>,
+                                              caf::reacts_to<gc_tick_atom>>;
+
+constexpr auto list_timeout = std::chrono::minutes(2);
+constexpr auto delete_timeout = std::chrono::minutes(10);
+
+struct gc_state {
+  controller_context ctx;
+  protocol::snapshot_ptr snap;
+  bool running = false;
+  bool again = false;
+  bool seen_synced = false;
+  std::uint64_t passes = 0;
+  std::map<std::string, std::int64_t> first_seen;  // vm_key -> wall clock first listed
+  std::set<std::string> deleting_vms;
+  std::set<std::string> deleting_claims;
+  std::set<std::string> deleting_secrets;
+  obs::logger log{"garbage-collection"};
+  static inline const char* name = "garbage-collector";
+};
+
+using self_ptr = impl_actor::stateful_pointer<gc_state>;
+
+template <class T>
+std::function<void(T)> back(self_ptr self, std::function<void(T)> f) {
+  return resume_in<T>(caf::actor_cast<impl_actor>(self), std::move(f));
+}
+
+std::int64_t ms_of(config::duration d) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+}
+
+void run_pass(self_ptr self);
+
+void delete_orphan(self_ptr self, const vm_garbage& g) {
+  auto& st = self->state;
+  auto key = vm_key(g.region, g.vmid);
+  auto region = st.ctx.regions.find(g.region);
+  if (region == st.ctx.regions.end() || !st.deleting_vms.insert(key).second) return;
+  st.log.info("deleting orphan VM", {{"region", g.region},
+                                     {"vmid", std::to_string(g.vmid)},
+                                     {"nodeclaim", g.nodeclaim},
+                                     {"reason", g.reason}});
+  protocol::delete_request req;
+  req.vmid = g.vmid;
+  self->request(region->second, delete_timeout, protocol::vm_delete_atom::value, req)
+      .then(
+          [self, key, g](protocol::delete_reply& reply) {
+            self->state.deleting_vms.erase(key);
+            if (reply.ok) {
+              self->state.first_seen.erase(key);
+              self->state.log.info("deleted orphan VM", {{"region", g.region},
+                                                         {"vmid", std::to_string(g.vmid)},
+                                                         {"nodeclaim", g.nodeclaim},
+                                                         {"reason", g.reason}});
+            } else {
+              self->state.log.warn("deleting orphan VM failed", {{"region", g.region},
+                                                                 {"vmid", std::to_string(g.vmid)},
+                                                                 {"code", reply.error.code},
+                                                                 {"error", reply.error.message}});
+            }
+          },
+          [self, key, g](caf::error& e) {
+            self->state.deleting_vms.erase(key);
+            self->state.log.warn("deleting orphan VM failed",
+                                 {{"region", g.region},
+                                  {"vmid", std::to_string(g.vmid)},
+                                  {"error", self->system().render(e)}});
+          });
+}
+
+void delete_claim(self_ptr self, const claim_garbage& g) {
+  auto& st = self->state;
+  if (!st.deleting_claims.insert(g.name).second) return;
+  st.log.info("deleting nodeclaim: garbage collected",
+              {{"nodeclaim", g.name}, {"provider_id", g.provider_id}, {"reason", g.reason}});
+  kube::delete_options opts;
+  opts.precondition_uid = g.uid;
+  st.ctx.kube->remove<kube::node_claim>(
+      {"", g.name}, opts, back<status>(self, [self, g](status s) {
+        auto& st = self->state;
+        st.deleting_claims.erase(g.name);
+        if (!s) {
+          if (s.error().code != "not_found") {
+            st.log.warn("deleting nodeclaim failed",
+                        {{"nodeclaim", g.name}, {"error", s.error().message}});
+          }
+          return;
+        }
+        if (auto& m = st.ctx.metrics) {
+          m->nodeclaims_disrupted
+              .Add({{"reason", "garbage_collected"},
+                    {"nodepool", g.nodepool},
+                    {"capacity_type", g.capacity_type.empty() ? "on-demand" : g.capacity_type}})
+              .Increment();
+        }
+        protocol::event_record e;
+        e.kind = "NodeClaim";
+        e.api_version = "karpenter.sh/v1";
+        e.name = g.name;
+        e.uid = g.uid;
+        e.type = "Normal";
+        e.reason = "GarbageCollected";
+        e.message = g.reason;
+        record_event(st.ctx, std::move(e));
+      }));
+}
+
+void delete_token(self_ptr self, const secret_garbage& g) {
+  auto& st = self->state;
+  auto key = g.namespace_ + "/" + g.name;
+  if (!st.deleting_secrets.insert(key).second) return;
+  // The Secret's name is the token's public id; its secret half is never logged.
+  st.log.info("deleting bootstrap token secret", {{"secret", key}, {"reason", g.reason}});
+  kube::delete_options opts;
+  opts.precondition_uid = g.uid;
+  st.ctx.kube->remove<kube::secret>(
+      {g.namespace_, g.name}, opts, back<status>(self, [self, key](status s) {
+        self->state.deleting_secrets.erase(key);
+        if (!s && s.error().code != "not_found") {
+          self->state.log.warn("deleting bootstrap token secret failed",
+                               {{"secret", key}, {"error", s.error().message}});
+        }
+      }));
+}
+
+void finish_pass(self_ptr self, const std::vector<region_listing>& listings) {
+  auto& st = self->state;
+  auto now = st.ctx.wall_clock_ms();
+  // Ages of VMs whose creation time Proxmox does not give start when we first saw them.
+  std::set<std::string> listed;
+  for (const auto& l : listings) {
+    if (!l.listed) continue;
+    for (const auto& vm : l.vms) {
+      auto key = vm_key(l.region, vm.vmid);
+      listed.insert(key);
+      st.first_seen.emplace(key, now);
+    }
+  }
+  std::erase_if(st.first_seen, [&](const auto& kv) {
+    auto region = kv.first.substr(0, kv.first.rfind('/'));
+    bool region_listed = std::any_of(listings.begin(), listings.end(),
+                                     [&](const auto& l) { return l.listed && l.region == region; });
+    return region_listed && !listed.count(kv.first);
+  });
+  if (st.snap) {
+    gc_clock clock;
+    clock.now_ms = now;
+    clock.vm_grace_ms = ms_of(st.ctx.settings.orphan_vm_grace_period);
+    clock.claim_grace_ms = clock.vm_grace_ms;
+    clock.token_grace_ms = clock.vm_grace_ms;
+    for (const auto& g : orphan_vms(*st.snap, listings, st.first_seen, clock)) {
+      delete_orphan(self, g);
+    }
+    for (const auto& g : lost_claims(*st.snap, listings, clock)) delete_claim(self, g);
+    for (const auto& g : stale_bootstrap_tokens(*st.snap, clock)) delete_token(self, g);
+  }
+  ++st.passes;
+  st.running = false;
+  if (st.again) {
+    st.again = false;
+    run_pass(self);
+  }
+}
+
+void run_pass(self_ptr self) {
+  auto& st = self->state;
+  if (st.running) {
+    st.again = true;
+    return;
+  }
+  st.running = true;
+  if (st.ctx.regions.empty()) {
+    finish_pass(self, {});
+    return;
+  }
+  struct pass {
+    std::vector<region_listing> listings;
+    std::size_t left = 0;
+  };
+  auto p = std::make_shared<pass>();
+  p->left = st.ctx.regions.size();
+  auto arrived = [self, p]() {
+    if (--p->left == 0) finish_pass(self, p->listings);
+  };
+  for (const auto& [name, region] : st.ctx.regions) {
+    auto index = p->listings.size();
+    p->listings.push_back({name, false, {}});
+    auto failed = [self, p, index, arrived](caf::error& e) {
+      self->state.log.warn(
+          "listing the region's VMs failed",
+          {{"region", p->listings[index].region}, {"error", self->system().render(e)}});
+      arrived();
+    };
+    auto handle = region;
+    self->request(region, list_timeout, protocol::list_owned_atom::value)
+        .then(
+            [self, p, index, arrived, failed, handle](std::vector<protocol::owned_vm>& vms) {
+              p->listings[index].vms = std::move(vms);
+              // The listing counts only when the region's last refresh of Proxmox succeeded:
+              // a stale inventory must never prove a VM missing.
+              self->request(handle, list_timeout, protocol::inventory_atom::value)
+                  .then(
+                      [self, p, index, arrived](protocol::region_inventory& inv) {
+                        p->listings[index].listed = inv.refreshed && inv.detail.empty();
+                        if (!p->listings[index].listed) {
+                          self->state.log.warn(
+                              "region inventory is not current; skipping it",
+                              {{"region", p->listings[index].region}, {"detail", inv.detail}});
+                        }
+                        arrived();
+                      },
+                      failed);
+            },
+            failed);
+  }
+}
+
+impl_actor::behavior_type gc_behavior(self_ptr self, controller_context ctx) {
+  self->state.ctx = std::move(ctx);
+  self->delayed_send(self, self->state.ctx.settings.garbage_collection_interval,
+                     gc_tick_atom::value);
+  return {
+      [self](protocol::snapshot_ptr snap) {
+        bool first_synced = snap && snap->synced && !self->state.seen_synced;
+        self->state.snap = std::move(snap);
+        if (first_synced) {
+          // Start the VMs' grace clocks now rather than one interval after start.
+          self->state.seen_synced = true;
+          run_pass(self);
+        }
+      },
+      [self](protocol::collect_atom) { run_pass(self); },
+      [self](resume_atom, continuation& c) { c.run(); },
+      [self](gc_tick_atom) {
+        run_pass(self);
+        self->delayed_send(self, self->state.ctx.settings.garbage_collection_interval,
+                           gc_tick_atom::value);
+      },
+  };
+}
+
+}  // namespace
+
+protocol::garbage_collector_actor spawn_garbage_collector(caf::actor_system& system,
+                                                          const controller_context& ctx) {
+  auto impl = system.spawn(gc_behavior, ctx);
+  return caf::actor_cast<protocol::garbage_collector_actor>(impl);
+}
+
+}  // namespace kp::actors

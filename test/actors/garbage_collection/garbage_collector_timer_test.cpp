@@ -1,0 +1,98 @@
+// The collector's schedule on CAF's test coordinator (virtual time) with a fake region: a pass
+// every GARBAGE_COLLECTION_INTERVAL, one on collect_atom and one on the first synced snapshot;
+// an orphan VM is deleted only once it has been seen for the grace period.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "actors/garbage_collection/garbage_collector.hpp"
+#include "test/actors/caf_test_fixture.hpp"
+
+namespace kp::actors {
+namespace {
+
+using namespace std::chrono_literals;
+using namespace kp::protocol;
+
+struct region_calls {
+  int listed = 0;
+  std::vector<std::uint32_t> deleted;
+};
+
+region_actor::behavior_type fake_region(std::shared_ptr<region_calls> calls,
+                                        std::vector<owned_vm> vms) {
+  return {
+      [](launch_atom, const launch_request&) { return launch_reply{}; },
+      [calls](vm_delete_atom, const delete_request& r) {
+        calls->deleted.push_back(r.vmid);
+        delete_reply d;
+        d.ok = true;
+        return d;
+      },
+      [calls, vms](list_owned_atom) {
+        ++calls->listed;
+        return vms;
+      },
+      [](inventory_atom) {
+        region_inventory inv;
+        inv.region = "r1";
+        inv.refreshed = true;
+        return inv;
+      },
+      [](refresh_atom) {},
+  };
+}
+
+class GarbageCollectorTimer : public kp::test::caf_test {
+ protected:
+  std::int64_t wall_ms = 1'800'000'000'000;
+  std::shared_ptr<region_calls> calls = std::make_shared<region_calls>();
+
+  garbage_collector_actor spawn() {
+    owned_vm vm;
+    vm.nodeclaim = "orphan";
+    vm.vmid = 20000;
+    vm.provider_id = "proxmox://r1/20000";
+    vm.created_unix = wall_ms / 1000 - 86'400;  // Proxmox says old; we have not seen it yet
+    auto region = sys().spawn(fake_region, calls, std::vector<owned_vm>{vm});
+    controller_context ctx;
+    ctx.regions["r1"] = region;
+    ctx.settings.garbage_collection_interval = 2min;
+    ctx.settings.orphan_vm_grace_period = 30s;
+    ctx.wall_clock_ms = [this] { return wall_ms; };
+    return spawn_garbage_collector(sys(), ctx);
+  }
+};
+
+TEST_F(GarbageCollectorTimer, RunsEveryIntervalOnCollectAndOnTheFirstSyncedSnapshot) {
+  auto gc = spawn();
+  sched().run();
+  EXPECT_EQ(calls->listed, 0);
+  sched().advance_time(2min);
+  sched().run();
+  EXPECT_EQ(calls->listed, 1);
+  caf::anon_send(gc, collect_atom::value);
+  sched().run();
+  EXPECT_EQ(calls->listed, 2);
+  auto snap = std::make_shared<cluster_snapshot>();
+  snap->synced = true;
+  snap->node_claims = std::make_shared<object_map<kube::node_claim>>();
+  caf::anon_send(gc, snapshot_ptr(snap));
+  sched().run();
+  EXPECT_EQ(calls->listed, 3);
+  EXPECT_TRUE(calls->deleted.empty()) << "seen 0 s ago: inside the grace period";
+  // A later snapshot does not start a pass by itself.
+  caf::anon_send(gc, snapshot_ptr(snap));
+  sched().run();
+  EXPECT_EQ(calls->listed, 3);
+  sched().advance_time(2min);
+  wall_ms += 31'000;
+  sched().run();
+  EXPECT_EQ(calls->listed, 4);
+  EXPECT_EQ(calls->deleted, std::vector<std::uint32_t>{20000});
+  caf::anon_send_exit(gc, caf::exit_reason::user_shutdown);
+}
+
+}  // namespace
+}  // namespace kp::actors
