@@ -42,6 +42,9 @@ struct provisioner_state {
   protocol::snapshot_ptr latest;
   bool batch_waiting = false;  // a batch closed before the cluster was synced
   protocol::batch_closed waiting;
+  bool inventory_pending = false;  // asking the regions for their hosts' free capacity
+  bool rerun_after_inventory = false;
+  protocol::batch_closed batch_after_inventory;
   std::map<std::string, created_claim> created;    // by name, until seen in a snapshot
   std::map<std::string, std::string> nominations;  // pod UID -> NodeClaim name
   std::mt19937_64 rng{std::random_device{}()};
@@ -185,7 +188,8 @@ void reconcile(provisioner_state& st, const controller_context& ctx) {
   }
 }
 
-void run_batch(provisioner_pointer self, std::shared_ptr<env> e, const protocol::batch_closed& b) {
+void run_batch(provisioner_pointer self, std::shared_ptr<env> e, const protocol::batch_closed& b,
+               const std::vector<instance_types::instance_type>& types) {
   using clock = std::chrono::steady_clock;
   auto& st = self->state;
   const auto started = clock::now();
@@ -195,7 +199,7 @@ void run_batch(provisioner_pointer self, std::shared_ptr<env> e, const protocol:
   std::vector<model::nodeclaim> in_flight;
   in_flight.reserve(st.created.size());
   for (const auto& [name, c] : st.created) in_flight.push_back(c.model);
-  auto input = build_scheduling_input(snap, in_flight, st.nominations, e->ctx.instance_types);
+  auto input = build_scheduling_input(snap, in_flight, st.nominations, types);
 
   batch_report report;
   report.batch = b.id;
@@ -279,6 +283,53 @@ void run_batch(provisioner_pointer self, std::shared_ptr<env> e, const protocol:
   if (e->options.on_batch) e->options.on_batch(report);
 }
 
+// Offerings follow the hosts' free capacity: before each batch every region reports its hosts
+// (an unanswered region offers nothing this time), and each instance type is offered in the
+// zones that can still hold it. Without regions (tests), the types are used as given.
+void schedule_with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
+                             protocol::batch_closed b) {
+  auto& st = self->state;
+  if (e->ctx.regions.empty()) {
+    run_batch(self, e, b, e->ctx.instance_types);
+    return;
+  }
+  if (st.inventory_pending) {
+    st.batch_after_inventory = b;  // the newest batch runs once the current one is done
+    st.rerun_after_inventory = true;
+    return;
+  }
+  st.inventory_pending = true;
+  auto remaining = std::make_shared<std::size_t>(e->ctx.regions.size());
+  auto zones = std::make_shared<std::vector<instance_types::zone_capacity>>();
+  auto one_done = [self, e, b, remaining, zones] {
+    if (--*remaining != 0) return;
+    auto& st = self->state;
+    auto types = e->ctx.instance_types;
+    if (!zones->empty()) instance_types::build_offerings(types, *zones);
+    run_batch(self, e, b, types);
+    st.inventory_pending = false;
+    if (st.rerun_after_inventory) {
+      st.rerun_after_inventory = false;
+      schedule_with_offerings(self, e, st.batch_after_inventory);
+    }
+  };
+  for (const auto& [name, region] : e->ctx.regions) {
+    self->request(region, std::chrono::seconds(10), protocol::inventory_atom::value)
+        .then(
+            [zones, one_done, name = name](protocol::region_inventory& inv) {
+              for (const auto& h : inv.capacity) {
+                zones->push_back({name, h.host, h.free_cpus, h.free_memory_bytes, h.online});
+              }
+              one_done();
+            },
+            [self, one_done, name = name](caf::error& err) {
+              self->state.log.warn("region did not report its hosts; no offerings there",
+                                   {{"region", name}, {"reason", caf::to_string(err)}});
+              one_done();
+            });
+  }
+}
+
 provisioner_impl::behavior_type provisioner_behavior(provisioner_pointer self,
                                                      controller_context ctx,
                                                      provisioner_options options) {
@@ -297,7 +348,7 @@ provisioner_impl::behavior_type provisioner_behavior(provisioner_pointer self,
         st.latest = std::move(snap);
         if (st.batch_waiting && st.latest && st.latest->synced) {
           st.batch_waiting = false;
-          run_batch(self, e, st.waiting);
+          schedule_with_offerings(self, e, st.waiting);
         }
       },
       [self, e](protocol::batch_closed& b) {
@@ -308,7 +359,7 @@ provisioner_impl::behavior_type provisioner_behavior(provisioner_pointer self,
           st.waiting = b;
           return;
         }
-        run_batch(self, e, b);
+        schedule_with_offerings(self, e, b);
       },
       [](resume_atom, continuation& c) { c.run(); },
   };
