@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <random>
 #include <thread>
 
 #include <caf/all.hpp>
 
+#include "actors/controller/controller_actor.hpp"
 #include "actors/endpoint_probe.hpp"
 #include "actors/readiness.hpp"
 #include "actors/supervisor.hpp"
@@ -17,9 +19,13 @@
 #include "config/kube_endpoint.hpp"
 #include "observability/endpoints.hpp"
 #include "observability/health_state.hpp"
+#include "observability/karpenter_metrics.hpp"
 #include "observability/logging.hpp"
 #include "observability/metrics_registry.hpp"
 #include "observability/redaction.hpp"
+#include "protocol/kube/client.hpp"
+#include "protocol/kube/client_config.hpp"
+#include "protocol/proxmox/client.hpp"
 #include "protocol/transport/http_client.hpp"
 #include "protocol/transport/http_server.hpp"
 #include "protocol/transport/io_runtime.hpp"
@@ -80,37 +86,67 @@ result<std::unique_ptr<transport::http_server>> serve(boost::asio::io_context& i
   return server;
 }
 
-// The actors the supervisor runs for now: the readiness actor, and a reachability probe for the
-// Kubernetes API and for each Proxmox cluster (until their clients report themselves).
+// This replica's leader-election identity: the pod name (HOSTNAME in a pod) plus a random
+// suffix, as client-go does, so two processes on one host never share it.
+std::string replica_identity() {
+  const char* host = std::getenv("HOSTNAME");
+  std::random_device random;
+  std::string suffix = std::to_string(random() % 1000000);
+  return std::string(host != nullptr && *host != '\0' ? host : "karpenter-proxmox") + "_" + suffix;
+}
+
+result<kube::client_config> kube_client_config(const config::settings& settings) {
+  if (!settings.kubeconfig.empty()) return kube::load_kubeconfig(settings.kubeconfig);
+  return kube::load_in_cluster(kube::in_cluster_environment::from_process_environment());
+}
+
+// One Proxmox client per cluster; every request is counted by region, method, templated path
+// and code, and timed.
+std::shared_ptr<proxmox::client> proxmox_client(boost::asio::io_context& io,
+                                                const config::settings& settings,
+                                                const config::proxmox_cluster& cluster,
+                                                std::shared_ptr<obs::karpenter_metrics> metrics) {
+  proxmox::client_settings s;
+  s.url = cluster.api_base();
+  if (cluster.uses_token()) {
+    s.credentials = proxmox::token_credentials{cluster.token_id, cluster.token_secret.reveal()};
+  } else {
+    s.credentials = proxmox::password_credentials{cluster.username, cluster.password.reveal()};
+  }
+  s.transport.ca_pem = cluster.ca_pem;
+  s.transport.insecure_skip_verify = cluster.insecure;
+  s.transport.request_timeout =
+      std::chrono::duration_cast<std::chrono::milliseconds>(settings.proxmox_request_timeout);
+  s.transport.connect_timeout = std::chrono::seconds(10);
+  s.on_request = [metrics, region = cluster.region](const std::string& method,
+                                                    const std::string& path, int status,
+                                                    std::chrono::nanoseconds took) {
+    metrics->proxmox_requests
+        .Add({{"region", region},
+              {"method", method},
+              {"path", path},
+              {"code", std::to_string(status)}})
+        .Increment();
+    metrics->proxmox_latency
+        .Add({{"region", region}, {"method", method}, {"path", path}}, obs::duration_buckets())
+        .Observe(std::chrono::duration<double>(took).count());
+  };
+  return std::make_shared<proxmox::client>(io, std::move(s));
+}
+
+// The actors the supervisor runs: the readiness actor, a reachability probe per Proxmox cluster
+// (regions report through it), and the controller, which spawns everything else.
 std::vector<actors::child_spec> controller_children(
-    const config::settings& settings, const config::kube_endpoint& kube,
     const config::clusters_file& clusters, std::shared_ptr<obs::health_state> health,
-    boost::asio::io_context& io, std::vector<std::shared_ptr<transport::http_client>>& clients) {
+    boost::asio::io_context& io, std::vector<std::shared_ptr<transport::http_client>>& clients,
+    actors::controller_inputs inputs) {
   std::vector<actors::child_spec> children;
   children.push_back({"readiness", [health](caf::actor_system& system) {
                         return caf::actor_cast<caf::actor>(actors::spawn_readiness(system, health));
                       }});
-  {
-    transport::client_options options;
-    options.ca_pem = kube.ca_pem;
-    options.insecure_skip_verify = kube.insecure;
-    options.qps = settings.kube_client_qps;
-    options.burst = settings.kube_client_burst;
-    options.connect_timeout = std::chrono::seconds(5);
-    options.request_timeout = std::chrono::seconds(10);
-    auto client = std::make_shared<transport::http_client>(io, options);
-    clients.push_back(client);
-    actors::probe_target target{"kubernetes api", kube.server, "/version", {}, true};
-    if (!kube.token.empty()) {
-      target.headers.emplace_back("Authorization", "Bearer " + kube.token.reveal());
-    }
-    children.push_back({"probe kubernetes api", [client, target](caf::actor_system& system) {
-                          return caf::actor_cast<caf::actor>(
-                              actors::spawn_endpoint_probe(system, client, target));
-                        }});
-  }
   for (const auto& c : clusters.clusters) {
     transport::client_options options;
+    options.ca_pem = c.ca_pem;
     options.insecure_skip_verify = c.insecure;
     options.connect_timeout = std::chrono::seconds(5);
     options.request_timeout = std::chrono::seconds(10);
@@ -127,7 +163,9 @@ std::vector<actors::child_spec> controller_children(
                               actors::spawn_endpoint_probe(system, client, target));
                         }});
   }
-
+  children.push_back({"controller", [inputs = std::move(inputs)](caf::actor_system& system) {
+                        return actors::spawn_controller(system, inputs);
+                      }});
   return children;
 }
 
@@ -170,6 +208,7 @@ int run_controller(const config::settings& settings) {
 
   auto metrics = std::make_shared<obs::metrics_registry>();
   obs::register_build_info(metrics->registry(), kp::version);
+  auto karpenter = std::make_shared<obs::karpenter_metrics>(metrics->registry());
   auto health = std::make_shared<obs::health_state>(&metrics->registry());
   health->set_condition("kubernetes api", false, "not connected yet");
   for (const auto& c : clusters->clusters) {
@@ -196,9 +235,27 @@ int run_controller(const config::settings& settings) {
                                      {"port", std::to_string((*health_server)->port())},
                                      {"paths", "/healthz,/readyz"}});
 
+  auto kube_config = kube_client_config(settings);
+  if (!kube_config) return refuse(kube_config.error().message);
+  kube::client_options kube_options;
+  kube_options.qps = settings.kube_client_qps;
+  kube_options.burst = settings.kube_client_burst;
+  auto kube_client = kube::client::create(io->context(), *kube_config, kube_options);
+  if (!kube_client) return refuse("kubernetes client: " + kube_client.error().message);
+
+  actors::controller_inputs inputs;
+  inputs.settings = settings;
+  inputs.clusters = *clusters;
+  inputs.kube = *kube_client;
+  inputs.metrics = karpenter;
+  inputs.identity = replica_identity();
+  for (const auto& c : clusters->clusters) {
+    inputs.proxmox[c.region] = proxmox_client(io->context(), settings, c, karpenter);
+  }
+
   // One HTTP client per endpoint: TLS trust differs per Proxmox cluster and for Kubernetes.
   std::vector<std::shared_ptr<transport::http_client>> clients;
-  auto children = controller_children(settings, *kube, *clusters, health, io->context(), clients);
+  auto children = controller_children(*clusters, health, io->context(), clients, inputs);
 
   int exit_code = 0;
   {
@@ -231,6 +288,7 @@ int run_controller(const config::settings& settings) {
     (*metrics_server)->stop();
     (*health_server)->stop();
     for (auto& client : clients) client->close();
+    for (auto& [region, client] : inputs.proxmox) client->close();
     io->stop();
     system.registry().erase(protocol::readiness_atom::value);
   }  // ~actor_system waits for the (already stopped) actors

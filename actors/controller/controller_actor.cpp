@@ -1,0 +1,287 @@
+#include "actors/controller/controller_actor.hpp"
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include <boost/json.hpp>
+#include <caf/all.hpp>
+
+#include "actors/backoff.hpp"
+#include "actors/cluster_state/cluster_state.hpp"
+#include "actors/cluster_state/informer.hpp"
+#include "actors/continuation.hpp"
+#include "actors/controller_context.hpp"
+#include "actors/disruption/disruption_actor.hpp"
+#include "actors/event_recorder/event_recorder.hpp"
+#include "actors/garbage_collection/garbage_collector.hpp"
+#include "actors/kproximate_gauges/kproximate_gauges.hpp"
+#include "actors/leader_election/leader_elector.hpp"
+#include "actors/nodeclaim/nodeclaim_fleet.hpp"
+#include "actors/nodeclass_status/nodeclass_status.hpp"
+#include "actors/nodepool_status/nodepool_status.hpp"
+#include "actors/provisioning/batcher.hpp"
+#include "actors/provisioning/pod_watcher.hpp"
+#include "actors/provisioning/provisioner.hpp"
+#include "actors/readiness.hpp"
+#include "actors/region/region_actor.hpp"
+#include "actors/region/region_settings_from.hpp"
+#include "actors/template_manager/template_manager.hpp"
+#include "actors/termination/termination_actor.hpp"
+#include "observability/logging.hpp"
+#include "protocol/controller_messages.hpp"
+
+namespace kp::actors {
+namespace {
+
+using namespace std::chrono_literals;
+using namespace kp::protocol;
+
+using resolve_atom = caf::atom_constant<caf::atom("resolve")>;
+using controller_impl =
+    caf::typed_actor<caf::reacts_to<resume_atom, continuation>, caf::reacts_to<resolve_atom>,
+                     caf::reacts_to<leadership_atom, bool>>;
+
+constexpr const char* kubernetes_component = "kubernetes api";
+
+struct controller_state {
+  controller_inputs in;
+  controller_context ctx;
+  obs::logger log{"controller"};
+  backoff retry{500ms, 10s};
+  std::vector<caf::actor> infrastructure;  // always running once resolved
+  std::vector<caf::actor> writers;         // running only while this replica leads
+  bool leading = false;
+  static inline const char* name = "controller";
+};
+
+using self_ptr = controller_impl::stateful_pointer<controller_state>;
+
+template <class T>
+std::function<void(T)> resume(self_ptr self, std::function<void(T)> f) {
+  return resume_in<T>(caf::actor_cast<controller_impl>(self), std::move(f));
+}
+
+template <class Handle>
+caf::actor untyped(const Handle& h) {
+  return caf::actor_cast<caf::actor>(h);
+}
+
+void retry_resolve(self_ptr self, const std::string& why) {
+  auto delay = self->state.retry.next();
+  self->state.log.warn("cannot identify the cluster yet; retrying",
+                       {{"reason", why}, {"retry_in_ms", std::to_string(delay.count())}});
+  report_readiness(self->system(), {kubernetes_component, false, why});
+  self->delayed_send(self, delay, resolve_atom::value);
+}
+
+// Instance types for every NodePool: INSTANCE_TYPES_FILE or the built-in list, with the
+// memory overhead taken off what Kubernetes sees. Offerings are added per batch by the
+// provisioner from the regions' free capacity.
+result<std::vector<instance_types::instance_type>> load_instance_types(const config::settings& s) {
+  std::vector<instance_types::instance_type> types;
+  if (s.instance_types_file.empty()) {
+    types = instance_types::builtin_instance_types();
+  } else {
+    std::ifstream in(s.instance_types_file);
+    if (!in) {
+      return make_error("invalid_instance_types",
+                        "INSTANCE_TYPES_FILE " + s.instance_types_file + ": cannot read it");
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    auto parsed = instance_types::parse_instance_types_file(text.str());
+    if (!parsed) {
+      return make_error(parsed.error().code, "INSTANCE_TYPES_FILE " + s.instance_types_file + ": " +
+                                                 parsed.error().message);
+    }
+    types = std::move(*parsed);
+  }
+  instance_types::apply_memory_overhead_percent(types, s.vm_memory_overhead_percent);
+  return types;
+}
+
+void stop_writers(self_ptr self) {
+  for (auto& w : self->state.writers) {
+    self->demonitor(w);
+    caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
+  }
+  self->state.writers.clear();
+}
+
+void subscribe(self_ptr self, const caf::actor& listener) {
+  caf::anon_send(self->state.ctx.cluster_state, subscribe_atom::value,
+                 caf::actor_cast<snapshot_listener>(listener));
+}
+
+// Spawns every actor that writes to Kubernetes or Proxmox; only the leader runs them.
+void start_writers(self_ptr self) {
+  auto& st = self->state;
+  auto& sys = self->system();
+  const auto& ctx = st.ctx;
+  std::vector<caf::actor> readers;  // writers that also read snapshots
+
+  auto provisioner = spawn_provisioner(sys, ctx);
+  auto batcher = spawn_batcher(sys, ctx, provisioner);
+  auto pod_watcher = spawn_pod_watcher(sys, ctx, batcher);
+  st.writers.push_back(untyped(batcher));
+  readers.push_back(untyped(provisioner));
+  readers.push_back(untyped(pod_watcher));
+  readers.push_back(untyped(spawn_nodeclaim_fleet(sys, ctx)));
+  readers.push_back(untyped(spawn_nodeclass_status(sys, ctx)));
+  readers.push_back(untyped(nodepool_status::spawn_nodepool_status(sys, ctx)));
+  readers.push_back(untyped(spawn_termination(sys, ctx)));
+  readers.push_back(untyped(spawn_garbage_collector(sys, ctx)));
+  readers.push_back(untyped(disruption::spawn_disruption(sys, ctx)));
+  readers.push_back(untyped(kproximate_gauges::spawn_kproximate_gauges(sys, ctx)));
+  readers.push_back(untyped(template_manager::spawn_template_manager(sys, ctx, st.in.proxmox)));
+  for (auto& r : readers) {
+    subscribe(self, r);
+    st.writers.push_back(r);
+  }
+  for (auto& w : st.writers) self->monitor(w);
+  st.log.info("leading: writers started", {{"actors", std::to_string(st.writers.size())}});
+}
+
+// The identity is known: spawn what runs whether or not this replica leads.
+void start(self_ptr self) {
+  auto& st = self->state;
+  auto& sys = self->system();
+  auto& ctx = st.ctx;
+  st.retry.reset();
+  report_readiness(sys, {kubernetes_component, true, ""});
+  st.log.info("cluster identified", {{"cluster_name", ctx.cluster_name},
+                                     {"kubernetes_version", ctx.kubernetes_version},
+                                     {"cluster_endpoint", ctx.cluster_endpoint}});
+
+  for (const auto& cluster : st.in.clusters.clusters) {
+    auto client = st.in.proxmox.find(cluster.region);
+    if (client == st.in.proxmox.end()) continue;
+    auto rs = region::region_settings_from(ctx.settings, cluster, ctx.cluster_name);
+    rs.metrics = ctx.metrics ? &ctx.metrics->registry : nullptr;
+    auto region = region::spawn_region_actor(sys, client->second, rs);
+    ctx.regions.emplace(cluster.region, region);
+    st.infrastructure.push_back(untyped(region));
+  }
+
+  cluster_state::cluster_state_options cso;
+  cso.wall_clock_ms = ctx.wall_clock_ms;
+  ctx.cluster_state = cluster_state::spawn_cluster_state(sys, ctx.metrics, cso);
+  st.infrastructure.push_back(untyped(ctx.cluster_state));
+  cluster_state::informer_options io;
+  io.system_namespace = ctx.settings.system_namespace;
+  for (auto& informer : cluster_state::spawn_informers(sys, ctx.kube, ctx.cluster_state, io)) {
+    st.infrastructure.push_back(informer);
+  }
+  ctx.events = event_recorder::spawn_event_recorder(sys, ctx.kube, "karpenter");
+  st.infrastructure.push_back(untyped(ctx.events));
+
+  if (ctx.settings.disable_leader_election) {
+    st.log.info("leader election disabled: this replica writes");
+    st.leading = true;
+    start_writers(self);
+  } else {
+    auto leo =
+        leader_election::options_from(ctx.settings, st.in.identity, ctx.kube->config().namespace_);
+    leo.wall_clock_ms = ctx.wall_clock_ms;
+    auto elector = leader_election::spawn_leader_elector(
+        sys, ctx.kube, leo, caf::actor_cast<leadership_listener>(self));
+    st.infrastructure.push_back(untyped(elector));
+    st.log.info("waiting for the leader Lease",
+                {{"lease", leo.namespace_ + "/" + leo.name}, {"identity", leo.identity}});
+  }
+  for (auto& a : st.infrastructure) self->monitor(a);
+}
+
+std::string parse_git_version(const std::string& body) {
+  boost::system::error_code ec;
+  auto v = boost::json::parse(body, ec);
+  if (ec || !v.is_object()) return "";
+  const auto* git = v.as_object().if_contains("gitVersion");
+  if (git == nullptr || !git->is_string()) return "";
+  return std::string(git->as_string());
+}
+
+// Reads the kube-system namespace's UID (CLUSTER_NAME by default) and the server version.
+void resolve(self_ptr self) {
+  auto kube = self->state.ctx.kube;
+  kube->get<kube::namespace_object>(
+      {"", "kube-system"},
+      resume<result<kube::namespace_object>>(self, [self, kube](result<kube::namespace_object> ns) {
+        if (!ns) {
+          retry_resolve(self, "cannot read namespace kube-system: " + ns.error().message);
+          return;
+        }
+        if (self->state.ctx.cluster_name.empty()) self->state.ctx.cluster_name = ns->metadata.uid;
+        kube->request("GET", "/version", "", "",
+                      resume<result<std::string>>(self, [self](result<std::string> body) {
+                        if (!body) {
+                          retry_resolve(self, "cannot read /version: " + body.error().message);
+                          return;
+                        }
+                        self->state.ctx.kubernetes_version = parse_git_version(*body);
+                        start(self);
+                      }));
+      }));
+}
+
+controller_impl::behavior_type controller_behavior(self_ptr self, controller_inputs in) {
+  auto& st = self->state;
+  st.in = std::move(in);
+  auto& ctx = st.ctx;
+  ctx.kube = st.in.kube;
+  ctx.metrics = st.in.metrics;
+  ctx.settings = st.in.settings;
+  ctx.cluster_name = st.in.settings.cluster_name;
+  ctx.cluster_endpoint = st.in.settings.cluster_endpoint.empty() ? ctx.kube->config().server
+                                                                 : st.in.settings.cluster_endpoint;
+  ctx.cluster_ca_pem = ctx.kube->config().ca_pem;
+  if (auto types = load_instance_types(ctx.settings)) {
+    ctx.instance_types = std::move(*types);
+  } else {
+    // Refused at start-up already (run_controller); keep the built-in list rather than crash.
+    st.log.error("instance types", {{"reason", types.error().message}});
+    ctx.instance_types = instance_types::builtin_instance_types();
+  }
+
+  // Children die with the controller, whatever the reason.
+  self->attach_functor([self] {
+    for (auto& w : self->state.writers) caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
+    for (auto& a : self->state.infrastructure) {
+      caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    }
+  });
+  // A child that stops by itself is a failure: stop, and let the supervisor start afresh.
+  self->set_down_handler([self](caf::down_msg& down) {
+    self->state.log.error("a controller actor stopped; restarting the controller",
+                          {{"reason", caf::to_string(down.reason)}});
+    self->quit(caf::exit_reason::unhandled_exception);
+  });
+
+  self->send(self, resolve_atom::value);
+  return {
+      [self](resolve_atom) { resolve(self); },
+      [self](resume_atom, continuation& c) { c.run(); },
+      [self](leadership_atom, bool leading) {
+        auto& st = self->state;
+        if (leading == st.leading) return;
+        st.leading = leading;
+        if (leading) {
+          start_writers(self);
+        } else {
+          stop_writers(self);
+          st.log.warn("lost the leader Lease: writers stopped");
+        }
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_controller(caf::actor_system& system, controller_inputs inputs) {
+  return caf::actor_cast<caf::actor>(system.spawn(controller_behavior, std::move(inputs)));
+}
+
+}  // namespace kp::actors

@@ -1,0 +1,35 @@
+#pragma once
+// The controller actor: the root of the product's actors (DESIGN.md section 2). It resolves who
+// this cluster is (CLUSTER_NAME defaults to the kube-system namespace's UID; the API server's
+// version for cloud-init), then spawns the region actors, cluster_state with its informers and
+// the event recorder, and takes part in leader election. Only while it leads does it run the
+// actors that write (provisioning, NodeClaim lifecycle, status, termination, garbage collection,
+// disruption); the moment leadership is lost they are stopped. If any child fails, the
+// controller stops with it and its supervisor starts a fresh one, which converges from the
+// cluster and Proxmox (the truth lives there, not in memory).
+#include <map>
+#include <memory>
+#include <string>
+
+#include <caf/fwd.hpp>
+
+#include "config/clusters_file.hpp"
+#include "config/settings.hpp"
+#include "observability/karpenter_metrics.hpp"
+#include "protocol/kube/client.hpp"
+#include "protocol/proxmox/client.hpp"
+
+namespace kp::actors {
+
+struct controller_inputs {
+  config::settings settings;
+  config::clusters_file clusters;
+  std::shared_ptr<kube::client> kube;
+  std::map<std::string, std::shared_ptr<proxmox::client>> proxmox;  // by region
+  std::shared_ptr<obs::karpenter_metrics> metrics;
+  std::string identity;  // this replica's leader-election identity (hostname + random)
+};
+
+caf::actor spawn_controller(caf::actor_system& system, controller_inputs inputs);
+
+}  // namespace kp::actors
