@@ -51,8 +51,12 @@ struct controller_state {
   controller_context ctx;
   obs::logger log{"controller"};
   backoff retry{500ms, 10s};
-  std::vector<caf::actor> infrastructure;  // always running once resolved
-  std::vector<caf::actor> writers;         // running only while this replica leads
+  // Shared with the exit functor, which runs after the state is gone.
+  struct children_list {
+    std::vector<caf::actor> infrastructure;  // always running once resolved
+    std::vector<caf::actor> writers;         // running only while this replica leads
+  };
+  std::shared_ptr<children_list> children = std::make_shared<children_list>();
   bool leading = false;
   static inline const char* name = "controller";
 };
@@ -69,7 +73,12 @@ caf::actor untyped(const Handle& h) {
   return caf::actor_cast<caf::actor>(h);
 }
 
-void retry_resolve(self_ptr self, const std::string& why) {
+// `e` is the failed read; transport failures read "not connected (...)" on /readyz, as the
+// endpoint probes say it, and API refusals (403, 404) name the read.
+void retry_resolve(self_ptr self, const std::string& what, const kp::error& e) {
+  const bool transport = e.code == "connect" || e.code == "timeout" || e.code == "closed" ||
+                         e.code == "tls" || e.code == "cancelled";
+  const std::string why = transport ? "not connected (" + e.message + ")" : what + ": " + e.message;
   auto delay = self->state.retry.next();
   self->state.log.warn("cannot identify the cluster yet; retrying",
                        {{"reason", why}, {"retry_in_ms", std::to_string(delay.count())}});
@@ -104,11 +113,11 @@ result<std::vector<instance_types::instance_type>> load_instance_types(const con
 }
 
 void stop_writers(self_ptr self) {
-  for (auto& w : self->state.writers) {
+  for (auto& w : self->state.children->writers) {
     self->demonitor(w);
     caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
   }
-  self->state.writers.clear();
+  self->state.children->writers.clear();
 }
 
 void subscribe(self_ptr self, const caf::actor& listener) {
@@ -126,7 +135,7 @@ void start_writers(self_ptr self) {
   auto provisioner = spawn_provisioner(sys, ctx);
   auto batcher = spawn_batcher(sys, ctx, provisioner);
   auto pod_watcher = spawn_pod_watcher(sys, ctx, batcher);
-  st.writers.push_back(untyped(batcher));
+  st.children->writers.push_back(untyped(batcher));
   readers.push_back(untyped(provisioner));
   readers.push_back(untyped(pod_watcher));
   readers.push_back(untyped(spawn_nodeclaim_fleet(sys, ctx)));
@@ -139,10 +148,11 @@ void start_writers(self_ptr self) {
   readers.push_back(untyped(template_manager::spawn_template_manager(sys, ctx, st.in.proxmox)));
   for (auto& r : readers) {
     subscribe(self, r);
-    st.writers.push_back(r);
+    st.children->writers.push_back(r);
   }
-  for (auto& w : st.writers) self->monitor(w);
-  st.log.info("leading: writers started", {{"actors", std::to_string(st.writers.size())}});
+  for (auto& w : st.children->writers) self->monitor(w);
+  st.log.info("leading: writers started",
+              {{"actors", std::to_string(st.children->writers.size())}});
 }
 
 // The identity is known: spawn what runs whether or not this replica leads.
@@ -163,20 +173,20 @@ void start(self_ptr self) {
     rs.metrics = ctx.metrics ? &ctx.metrics->registry : nullptr;
     auto region = region::spawn_region_actor(sys, client->second, rs);
     ctx.regions.emplace(cluster.region, region);
-    st.infrastructure.push_back(untyped(region));
+    st.children->infrastructure.push_back(untyped(region));
   }
 
   cluster_state::cluster_state_options cso;
   cso.wall_clock_ms = ctx.wall_clock_ms;
   ctx.cluster_state = cluster_state::spawn_cluster_state(sys, ctx.metrics, cso);
-  st.infrastructure.push_back(untyped(ctx.cluster_state));
+  st.children->infrastructure.push_back(untyped(ctx.cluster_state));
   cluster_state::informer_options io;
   io.system_namespace = ctx.settings.system_namespace;
   for (auto& informer : cluster_state::spawn_informers(sys, ctx.kube, ctx.cluster_state, io)) {
-    st.infrastructure.push_back(informer);
+    st.children->infrastructure.push_back(informer);
   }
   ctx.events = event_recorder::spawn_event_recorder(sys, ctx.kube, "karpenter");
-  st.infrastructure.push_back(untyped(ctx.events));
+  st.children->infrastructure.push_back(untyped(ctx.events));
 
   if (ctx.settings.disable_leader_election) {
     st.log.info("leader election disabled: this replica writes");
@@ -188,11 +198,11 @@ void start(self_ptr self) {
     leo.wall_clock_ms = ctx.wall_clock_ms;
     auto elector = leader_election::spawn_leader_elector(
         sys, ctx.kube, leo, caf::actor_cast<leadership_listener>(self));
-    st.infrastructure.push_back(untyped(elector));
+    st.children->infrastructure.push_back(untyped(elector));
     st.log.info("waiting for the leader Lease",
                 {{"lease", leo.namespace_ + "/" + leo.name}, {"identity", leo.identity}});
   }
-  for (auto& a : st.infrastructure) self->monitor(a);
+  for (auto& a : st.children->infrastructure) self->monitor(a);
 }
 
 std::string parse_git_version(const std::string& body) {
@@ -211,14 +221,14 @@ void resolve(self_ptr self) {
       {"", "kube-system"},
       resume<result<kube::namespace_object>>(self, [self, kube](result<kube::namespace_object> ns) {
         if (!ns) {
-          retry_resolve(self, "cannot read namespace kube-system: " + ns.error().message);
+          retry_resolve(self, "cannot read namespace kube-system", ns.error());
           return;
         }
         if (self->state.ctx.cluster_name.empty()) self->state.ctx.cluster_name = ns->metadata.uid;
         kube->request("GET", "/version", "", "",
                       resume<result<std::string>>(self, [self](result<std::string> body) {
                         if (!body) {
-                          retry_resolve(self, "cannot read /version: " + body.error().message);
+                          retry_resolve(self, "cannot read /version", body.error());
                           return;
                         }
                         self->state.ctx.kubernetes_version = parse_git_version(*body);
@@ -247,9 +257,9 @@ controller_impl::behavior_type controller_behavior(self_ptr self, controller_inp
   }
 
   // Children die with the controller, whatever the reason.
-  self->attach_functor([self] {
-    for (auto& w : self->state.writers) caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
-    for (auto& a : self->state.infrastructure) {
+  self->attach_functor([children = st.children] {
+    for (auto& w : children->writers) caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
+    for (auto& a : children->infrastructure) {
       caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
     }
   });

@@ -179,22 +179,27 @@ TEST_F(ControllerProcess, ServesMetricsHealthAndReadinessWhileEndpointsAreUnreac
 class fake_apis {
  public:
   fake_apis()
-      : server_(io_.context(), {},
-                [this](transport::http_request request,
-                       std::shared_ptr<transport::http_exchange> exchange) {
-                  transport::http_response response;
-                  std::lock_guard lock(mutex_);
-                  if (request.path() == "/api2/json/version") {
-                    proxmox_authorization_ = std::string(request.header("Authorization"));
-                    response.status = refuse_proxmox_ ? 401 : 200;
-                    response.body = R"({"data":{"version":"8.2.4","release":"8.2"}})";
-                  } else if (request.path() == "/version") {
-                    response.body = R"({"major":"1","minor":"30","gitVersion":"v1.30.0"})";
-                  } else {
-                    response.status = 404;
-                  }
-                  exchange->respond(std::move(response));
-                }) {
+      : server_(
+            io_.context(), {},
+            [this](transport::http_request request,
+                   std::shared_ptr<transport::http_exchange> exchange) {
+              transport::http_response response;
+              std::lock_guard lock(mutex_);
+              if (request.path() == "/api2/json/version") {
+                proxmox_authorization_ = std::string(request.header("Authorization"));
+                response.status = refuse_proxmox_ ? 401 : 200;
+                response.body = R"({"data":{"version":"8.2.4","release":"8.2"}})";
+              } else if (request.path() == "/api/v1/namespaces/kube-system") {
+                response.body =
+                    R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"kube-system",)"
+                    R"("uid":"6f1d1b1e-0000-4000-8000-000000000001"},"status":{"phase":"Active"}})";
+              } else if (request.path() == "/version") {
+                response.body = R"({"major":"1","minor":"30","gitVersion":"v1.30.0"})";
+              } else {
+                response.status = 404;
+              }
+              exchange->respond(std::move(response));
+            }) {
     EXPECT_TRUE(server_.start().ok());
   }
   ~fake_apis() { server_.stop(); }
