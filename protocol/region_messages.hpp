@@ -27,7 +27,8 @@ using refresh_atom = caf::atom_constant<caf::atom("refresh")>;
 
 // Error codes in replies: "no_capacity" (message: the placement reason per host),
 // "template_missing", "proxmox" (message: the Proxmox error code and text), "invalid_request",
-// "template_error" (render_iso failed).
+// "template_error" (render_iso failed), "not_found" (sync_vm: no such VM). The simple IPAM's
+// failures at launch are "no_capacity" (subnet exhausted) or "invalid_request".
 struct region_error {
   std::string code;
   std::string message;
@@ -36,6 +37,35 @@ struct region_error {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, region_error& x) {
   return f(caf::meta::type_name("region_error"), x.code, x.message);
+}
+
+// One ProxmoxNodeClass securityGroups entry: a rule `type=group, action=<name>, iface=<netN>`.
+struct security_group_rule {
+  std::string iface = "net0";
+  std::string group;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, security_group_rule& x) {
+  return f(caf::meta::type_name("security_group_rule"), x.iface, x.group);
+}
+
+// One NIC of a new VM as the region configures it, for cloud-init's .Network: netN, the MAC the
+// region chose (sent in the config call), the ipconfigN written (the simple IPAM's, else the
+// template's, "" when none) and the host bridge's own address and gateway ("" when unknown).
+struct vm_nic {
+  std::uint32_t index = 0;
+  std::string mac;
+  std::string bridge;
+  std::string ipconfig;
+  std::string bridge_cidr;
+  std::string bridge_gateway;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, vm_nic& x) {
+  return f(caf::meta::type_name("vm_nic"), x.index, x.mac, x.bridge, x.ipconfig, x.bridge_cidr,
+           x.bridge_gateway);
 }
 
 struct launch_request {
@@ -62,6 +92,15 @@ struct launch_request {
   std::function<kp::result<std::string>(const std::string& region, const std::string& zone,
                                         std::uint32_t vmid)>
       render_iso;
+  // Firewall: with groups, per-VM options (enable) and one group rule each, after the config
+  // call (one request for the options, one per group). Empty: no firewall calls.
+  std::vector<security_group_rule> security_groups;
+  std::string resource_pool;  // the clone's `pool`; "" = none
+  // Like render_iso, also given the VM's NICs (MACs, addresses); used instead of render_iso
+  // when set. Local messages only, like render_iso.
+  std::function<kp::result<std::string>(const std::string& region, const std::string& zone,
+                                        std::uint32_t vmid, const std::vector<vm_nic>& nics)>
+      render_iso_network;
 };
 
 template <class Inspector>
@@ -69,7 +108,7 @@ typename Inspector::result_type inspect(Inspector& f, launch_request& x) {
   return f(caf::meta::type_name("launch_request"), x.nodeclaim, x.nodepool, x.cluster_name,
            x.instance_type, x.vcpus, x.memory_mib, x.disk_gib, x.zones, x.excluded_zones,
            x.template_name, x.strategy, x.min_free_cpu, x.min_free_memory_mib, x.static_cpu_policy,
-           x.tags, x.iso);
+           x.tags, x.iso, x.security_groups, x.resource_pool);
 }
 
 struct launch_reply {
@@ -81,12 +120,13 @@ struct launch_reply {
   std::string provider_id;  // proxmox://<region>/<vmid>
   bool adopted = false;     // the VM existed already (same NodeClaim, our mark)
   std::string affinity;     // host CPUs under the static policy ("" otherwise)
+  std::string ipconfig0;    // the VM's ipconfig0 (the simple IPAM's "ip=10.0.0.7/24,gw=..."), or ""
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, launch_reply& x) {
   return f(caf::meta::type_name("launch_reply"), x.ok, x.error, x.region, x.zone, x.vmid,
-           x.provider_id, x.adopted, x.affinity);
+           x.provider_id, x.adopted, x.affinity, x.ipconfig0);
 }
 
 // Either vmid (non-zero) or nodeclaim names the VM.
@@ -157,13 +197,15 @@ struct region_inventory {
   std::uint32_t queued = 0;
   std::uint32_t peak_in_flight = 0;     // the most operations ever in flight at once
   std::vector<host_capacity> capacity;  // hosts with a known topology
+  // Hosts left out of placement and why (a NODE_SETTING_FILE entry that does not fit the host).
+  std::map<std::string, std::string> unusable_hosts;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, region_inventory& x) {
   return f(caf::meta::type_name("region_inventory"), x.region, x.refreshed, x.detail,
            x.hosts_online, x.hosts_offline, x.templates, x.vms, x.in_flight, x.queued,
-           x.peak_in_flight, x.capacity);
+           x.peak_in_flight, x.capacity, x.unusable_hosts);
 }
 
 // After a node initialised: detach the NoCloud CD-ROM (ide2) of the VM and delete its
@@ -195,6 +237,45 @@ typename Inspector::result_type inspect(Inspector& f, release_iso_reply& x) {
 
 using region_iso_actor = caf::typed_actor<
     caf::replies_to<release_iso_atom, release_iso_request>::with<release_iso_reply>>;
+
+// In-place update of a running VM when its node class changes (kpp.md 4.5): tags, firewall
+// group rules and pool membership are compared with the VM's current state and only the
+// differences are written. Tags: "karpenter" is always kept, and so is "go-proxmox+cloud-init"
+// when present. Firewall: group rules are matched by (iface, group); extras are deleted,
+// missing ones added, options enabled when groups are wanted (other rule types are left alone).
+// Pool: resource_pool "" takes the VM out of its pool. Answered by the region actor through
+// caf::actor_cast<region_sync_actor>(region).
+using sync_vm_atom = caf::atom_constant<caf::atom("syncvm")>;
+
+struct sync_vm_request {
+  std::uint32_t vmid = 0;
+  std::string nodeclaim;  // for logs and when vmid is 0
+  std::vector<std::string> tags;
+  std::vector<security_group_rule> security_groups;
+  std::string resource_pool;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sync_vm_request& x) {
+  return f(caf::meta::type_name("sync_vm_request"), x.vmid, x.nodeclaim, x.tags, x.security_groups,
+           x.resource_pool);
+}
+
+struct sync_vm_reply {
+  bool ok = false;
+  region_error error;
+  // What was written: "tags", "firewall_options", "firewall_rules", "pool"; empty = in sync.
+  std::vector<std::string> changed;
+  std::uint32_t writes = 0;  // Proxmox write requests made
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sync_vm_reply& x) {
+  return f(caf::meta::type_name("sync_vm_reply"), x.ok, x.error, x.changed, x.writes);
+}
+
+using region_sync_actor =
+    caf::typed_actor<caf::replies_to<sync_vm_atom, sync_vm_request>::with<sync_vm_reply>>;
 
 // One per Proxmox cluster. refresh_atom re-reads the inventory now (it also runs on a timer and
 // after each create/delete).

@@ -57,7 +57,92 @@ const kube::node_selector_requirement* requirement(const kube::node_claim& claim
   return nullptr;
 }
 
+// "ip=10.0.0.7/24,gw=10.0.0.1" -> {ip, gw}. The region wrote it (it parsed it before), so a
+// plain split is enough here and keeps this library free of the IPAM's.
+std::map<std::string, std::string> ipconfig_keys(std::string_view text) {
+  std::map<std::string, std::string> out;
+  while (!text.empty()) {
+    auto comma = text.find(',');
+    auto item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+    auto eq = item.find('=');
+    if (eq != std::string_view::npos) out[std::string(item.substr(0, eq))] = item.substr(eq + 1);
+  }
+  return out;
+}
+
+std::vector<protocol::security_group_rule> security_groups_of(
+    const kube::proxmox_node_class& node_class) {
+  std::vector<protocol::security_group_rule> out;
+  for (const auto& g : node_class.spec.security_groups) {
+    out.push_back({g.interface.empty() ? "net0" : g.interface, g.name});
+  }
+  return out;
+}
+
+// "30G", "30Gi" -> 30; "1T", "1Ti" -> 1024. Proxmox means GiB by "G" (the Go provider writes
+// the number with "G" into the resize call).
+std::optional<std::uint64_t> disk_gib(std::string_view size) {
+  std::uint64_t n = 0;
+  std::size_t i = 0;
+  for (; i < size.size() && size[i] >= '0' && size[i] <= '9'; ++i) {
+    if (n > (std::uint64_t{1} << 40)) return std::nullopt;
+    n = n * 10 + static_cast<std::uint64_t>(size[i] - '0');
+  }
+  if (i == 0) return std::nullopt;
+  auto unit = size.substr(i);
+  if (unit == "G" || unit == "Gi") return n;
+  if (unit == "T" || unit == "Ti") return n * 1024;
+  return std::nullopt;
+}
+
 }  // namespace
+
+status apply_node_class(protocol::launch_request& request,
+                        const kube::proxmox_node_class& node_class) {
+  const auto& spec = node_class.spec;
+  auto invalid = [&](const std::string& field, const std::string& value) {
+    return make_error("invalid_node_class", "ProxmoxNodeClass " + node_class.metadata.name + " " +
+                                                field + " \"" + value + "\" is not valid");
+  };
+  std::uint64_t min_free_memory_mib = 0;
+  if (!spec.min_free_memory.empty()) {
+    auto q = model::parse_quantity(spec.min_free_memory);
+    if (!q || q->value() < 0) return invalid("minFreeMemory", spec.min_free_memory);
+    min_free_memory_mib = static_cast<std::uint64_t>(q->value()) >> 20;
+  }
+  std::uint64_t disk = 0;
+  if (!spec.boot.size.empty()) {
+    auto gib = disk_gib(spec.boot.size);
+    if (!gib) return invalid("bootDevice.size", spec.boot.size);
+    disk = *gib;
+  }
+  if (spec.min_free_cpu && *spec.min_free_cpu < 0) {
+    return invalid("minFreeCPU", std::to_string(*spec.min_free_cpu));
+  }
+  if (!spec.zone_balance.empty()) request.strategy = spec.zone_balance;
+  for (const auto& z : spec.excluded_zones) {
+    if (!contains(request.excluded_zones, z)) request.excluded_zones.push_back(z);
+  }
+  request.min_free_cpu = spec.min_free_cpu ? static_cast<int>(*spec.min_free_cpu) : 0;
+  request.min_free_memory_mib = min_free_memory_mib;
+  request.disk_gib = disk;
+  request.tags = spec.tags;
+  request.security_groups = security_groups_of(node_class);
+  request.resource_pool = spec.resource_pool;
+  return {};
+}
+
+protocol::sync_vm_request sync_request_for(std::uint32_t vmid, const std::string& nodeclaim,
+                                           const kube::proxmox_node_class& node_class) {
+  protocol::sync_vm_request r;
+  r.vmid = vmid;
+  r.nodeclaim = nodeclaim;
+  r.tags = node_class.spec.tags;
+  r.security_groups = security_groups_of(node_class);
+  r.resource_pool = node_class.spec.resource_pool;
+  return r;
+}
 
 bool is_ours(const kube::node_claim& claim) {
   return claim.spec.node_class_ref.group == provider_group;
@@ -212,7 +297,54 @@ iso_plan make_iso_plan(const kube::node_claim& claim, const kube::proxmox_node_c
 
 result<std::string> render_iso(const iso_plan& plan, const std::string& region,
                                const std::string& zone, std::uint32_t vmid) {
+  return render_iso(plan, region, zone, vmid, {});
+}
+
+std::vector<cloudinit::network_interface_data> network_of(
+    const std::vector<protocol::vm_nic>& nics) {
+  std::vector<cloudinit::network_interface_data> out;
+  for (const auto& nic : nics) {
+    cloudinit::network_interface_data d;
+    d.name = "eth" + std::to_string(nic.index);
+    d.mac = nic.mac;
+    d.node_address4 = nic.bridge_cidr;
+    d.node_gateway4 = nic.bridge_gateway;
+    auto config = ipconfig_keys(nic.ipconfig);
+    if (auto ip = config.find("ip"); ip != config.end() && ip->second != "dhcp") {
+      d.dhcp4 = false;
+      d.address4.push_back(ip->second);
+    }
+    d.gateway4 = config["gw"];
+    if (auto ip6 = config.find("ip6"); ip6 != config.end()) {
+      if (ip6->second == "dhcp") {
+        d.dhcp6 = true;
+      } else if (ip6->second == "auto") {
+        d.slaac = true;
+      } else {
+        d.address6.push_back(ip6->second);
+      }
+    }
+    d.gateway6 = config["gw6"];
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+void attach_iso(protocol::launch_request& request, std::shared_ptr<const iso_plan> plan) {
+  request.render_iso = [plan](const std::string& region, const std::string& zone,
+                              std::uint32_t vmid) { return render_iso(*plan, region, zone, vmid); };
+  request.render_iso_network = [plan](const std::string& region, const std::string& zone,
+                                      std::uint32_t vmid,
+                                      const std::vector<protocol::vm_nic>& nics) {
+    return render_iso(*plan, region, zone, vmid, nics);
+  };
+}
+
+result<std::string> render_iso(const iso_plan& plan, const std::string& region,
+                               const std::string& zone, std::uint32_t vmid,
+                               const std::vector<protocol::vm_nic>& nics) {
   auto in = plan.inputs;
+  if (!nics.empty()) in.interfaces = network_of(nics);
   in.instance_id = std::to_string(vmid);
   in.provider_id = "proxmox://" + region + "/" + std::to_string(vmid);
   in.region = region;

@@ -4,6 +4,7 @@
 // the cloud-init inputs the ISO is rendered from. No I/O: the actor fetches, this decides.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "core/instance_types/instance_type.hpp"
 #include "core/result.hpp"
 #include "protocol/cluster_snapshot.hpp"
+#include "protocol/region_messages.hpp"
 
 namespace kp::actors::nodeclaim {
 
@@ -87,6 +89,34 @@ iso_plan make_iso_plan(const kube::node_claim& claim, const kube::proxmox_node_c
 // Renders the ISO for the VM once the region, host and VMID are known.
 result<std::string> render_iso(const iso_plan& plan, const std::string& region,
                                const std::string& zone, std::uint32_t vmid);
+
+// The same with the VM's NICs as the region configures them: .Network.Interfaces gets eth<N>
+// per netN with its MAC, static addresses and gateways from its ipconfig (the simple IPAM's),
+// DHCP otherwise, and the host bridge's address; the network-config document is rendered.
+result<std::string> render_iso(const iso_plan& plan, const std::string& region,
+                               const std::string& zone, std::uint32_t vmid,
+                               const std::vector<protocol::vm_nic>& nics);
+
+// The cloud-init network data of the VM's NICs (exposed for tests).
+std::vector<cloudinit::network_interface_data> network_of(
+    const std::vector<protocol::vm_nic>& nics);
+
+// Sets the launch request's ISO renderers (both, so any region actor can use them) to render
+// `plan` once the region knows host, VMID and NICs.
+void attach_iso(protocol::launch_request& request, std::shared_ptr<const iso_plan> plan);
+
+// The node class's part of a launch request: placement strategy (zoneBalance), excluded zones,
+// minFreeCPU/minFreeMemory, the boot disk size (bootDevice.size, "30G"/"30Gi" = 30 GiB, T/Ti =
+// 1024 GiB, as Proxmox sizes disks), tags, securityGroups (interface defaults to net0) and
+// resourcePool. The claim's own zone limits (zones_for) are not touched. Errors
+// ("invalid_node_class") name the field and the value; the request is then unchanged.
+status apply_node_class(protocol::launch_request& request,
+                        const kube::proxmox_node_class& node_class);
+
+// The in-place part of a node class (tags, securityGroups, resourcePool) for the region's
+// sync_vm_atom, when the node class changed under a running VM (kpp.md 4.5).
+protocol::sync_vm_request sync_request_for(std::uint32_t vmid, const std::string& nodeclaim,
+                                           const kube::proxmox_node_class& node_class);
 
 // "proxmox://<region>/<vmid>" -> region and vmid; nothing for other shapes.
 struct provider_ref {

@@ -8,23 +8,6 @@
 #include "protocol/proxmox/property_string.hpp"
 
 namespace kp::actors::region {
-namespace {
-
-// "0-7,16-23,8-15" in the order written; empty on garbage.
-std::vector<unsigned> ordered_cpu_list(std::string_view text) {
-  std::vector<unsigned> out;
-  while (!text.empty()) {
-    auto comma = text.find(',');
-    auto piece = text.substr(0, comma);
-    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
-    auto parsed = proxmox::parse_cpu_list(piece);
-    if (!parsed) return {};
-    out.insert(out.end(), parsed->begin(), parsed->end());
-  }
-  return out;
-}
-
-}  // namespace
 
 placement::vm_allocation allocation_from_config(int vmid, const proxmox::vm_config& config,
                                                 bool managed) {
@@ -52,37 +35,6 @@ placement::vm_allocation allocation_from_config(int vmid, const proxmox::vm_conf
     a.numa.push_back(b);
   }
   return a;
-}
-
-std::optional<placement::host_topology> topology_from_capacity_vm(const proxmox::vm_config& config,
-                                                                  int sockets,
-                                                                  int cores_per_socket) {
-  auto raw = config.raw.find("affinity");
-  if (raw == config.raw.end() || config.numa_nodes.empty()) return std::nullopt;
-  // The order matters (guest vCPU i = i-th listed CPU) and the typed field is sorted, so the
-  // raw text is read here.
-  auto guest_to_host = ordered_cpu_list(raw->second);
-  if (guest_to_host.empty()) return std::nullopt;
-  placement::host_topology t;
-  t.sockets = std::max(1, sockets);
-  t.cores_per_socket = std::max(1, cores_per_socket);
-  int cpus = static_cast<int>(guest_to_host.size());
-  t.threads_per_core = std::max(1, cpus / (t.sockets * t.cores_per_socket));
-  for (const auto& [index, node] : config.numa_nodes) {
-    (void)index;
-    if (node.hostnodes.empty()) return std::nullopt;
-    placement::numa_node n;
-    n.id = static_cast<int>(node.hostnodes.front());
-    for (unsigned guest : node.cpus) {
-      if (guest >= guest_to_host.size()) return std::nullopt;
-      n.cpus.insert(static_cast<int>(guest_to_host[guest]));
-    }
-    // The daemon writes (GiB - 1) x 1024 MiB per node; that is what may be used.
-    n.memory_bytes = static_cast<std::int64_t>(node.memory_mib.value_or(0)) << 20;
-    t.numa_nodes.push_back(n);
-  }
-  t.reserved_memory_bytes = 0;  // already taken off by the daemon
-  return t;
 }
 
 std::int64_t creation_time(const proxmox::vm_config& config) {

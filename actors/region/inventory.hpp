@@ -1,7 +1,7 @@
 #pragma once
 // Turning what Proxmox reports into placement's view, as pure functions: a VM config becomes
-// the allocation it holds on its host (so pinning survives a controller restart), the
-// `node-capacity` VM becomes a host topology, and a few config fields the launch needs.
+// the allocation it holds on its host (so pinning survives a controller restart), and a few
+// config fields the launch needs. Host topology comes from core/topology (resolve_host_topology).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,13 +15,6 @@ namespace kp::actors::region {
 // `affinity=` plan, NUMA bindings from numaN.
 placement::vm_allocation allocation_from_config(int vmid, const proxmox::vm_config& config,
                                                 bool managed);
-
-// The topology the Go provider's host daemon publishes in the `node-capacity` VM: guest vCPU i
-// is the i-th CPU of `affinity`, each numaN maps its guest range to a host NUMA node.
-// `sockets`/`cores_per_socket` come from the node status. Nothing when the config lacks them.
-std::optional<placement::host_topology> topology_from_capacity_vm(const proxmox::vm_config& config,
-                                                                  int sockets,
-                                                                  int cores_per_socket);
 
 // `meta: creation-qemu=...,ctime=<unix>`: the creation time, 0 when absent.
 std::int64_t creation_time(const proxmox::vm_config& config);

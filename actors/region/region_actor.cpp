@@ -19,7 +19,10 @@
 #include "actors/region/inventory.hpp"
 #include "actors/region/ownership_mark.hpp"
 #include "actors/region/vmid_allocator.hpp"
+#include "core/ipam/simple_ipam.hpp"
 #include "core/placement/place_vm.hpp"
+#include "core/topology/resolve_topology.hpp"
+#include "observability/logging.hpp"
 #include "protocol/proxmox/property_string.hpp"
 
 namespace kp::actors::region {
@@ -29,7 +32,8 @@ using namespace kp::protocol;
 using tick_atom = caf::atom_constant<caf::atom("regiontick")>;
 using impl_actor = region_actor::extend<
     caf::reacts_to<resume_atom, continuation>, caf::reacts_to<tick_atom, std::uint64_t>,
-    caf::replies_to<release_iso_atom, release_iso_request>::with<release_iso_reply>>;
+    caf::replies_to<release_iso_atom, release_iso_request>::with<release_iso_reply>,
+    caf::replies_to<sync_vm_atom, sync_vm_request>::with<sync_vm_reply>>;
 
 constexpr const char* capacity_vm_name = "node-capacity";
 
@@ -39,6 +43,7 @@ struct vm_record {
   std::string name;
   std::string status;
   bool is_template = false;
+  std::string pool;                          // from /cluster/resources
   std::optional<proxmox::vm_config> config;  // fetched once per VM
   bool synthetic = false;   // config made by us after a launch: the next refresh reads the real one
   std::uint64_t epoch = 0;  // bumped when we write `config`, so older fetches do not overwrite it
@@ -50,6 +55,8 @@ struct host_record {
   double cpu = 0;
   std::optional<proxmox::node_status> status;  // fetched once
   std::vector<std::string> iso_storages;
+  // Bridges (GET /nodes/{node}/network), fetched once: the simple IPAM's seeds and gateways.
+  std::optional<std::vector<proxmox::network_interface>> network;
 };
 
 struct launch_op {
@@ -63,6 +70,9 @@ struct launch_op {
   std::string iso_volid;
   bool cloned = false;
   int clone_attempts = 0;
+  std::string ipconfig0;     // from the simple IPAM, written in the config call
+  std::string ip_address;    // the IPv4 address held in the IPAM ("" when none)
+  std::vector<vm_nic> nics;  // the template's NICs with our MACs and addresses
 };
 
 struct region_state {
@@ -87,6 +97,10 @@ struct region_state {
   std::uint64_t epoch = 0;
   std::size_t peak_in_flight = 0;
   std::mt19937_64 random{std::random_device{}()};
+  ipam::simple_ipam ipam;  // rebuilt at every refresh from VM configs and bridges
+  std::map<std::string, std::string> unusable_hosts;  // host -> why its topology is unknown
+  std::map<std::string, std::string> topology_warnings;
+  obs::logger log{"region"};
 
   static inline const char* name = "region";
 };
@@ -118,23 +132,99 @@ bool counts_for_placement(const vm_record& vm) {
 
 // --- placement view -------------------------------------------------------------------------
 
-std::optional<placement::host_topology> topology_of(const region_state& st, const host_record& h) {
+// The host's topology from its status, its topology VM and NODE_SETTING_FILE (in that order
+// of priority, core/topology). A host whose file entry does not fit it is not used: the reason
+// is kept for the inventory and logged when it changes.
+std::optional<placement::host_topology> topology_of(region_state& st, const host_record& h) {
   if (!h.status) return std::nullopt;
   const auto& ci = h.status->cpuinfo;
-  int sockets = std::max(1, static_cast<int>(ci.sockets));
-  int cores_per_socket = std::max(1, static_cast<int>(ci.cores) / sockets);
+  topology::host_observation seen;
+  seen.region = st.cfg.region;
+  seen.host = h.name;
+  seen.cpu.sockets = std::max(1, static_cast<int>(ci.sockets));
+  // Proxmox reports physical cores summed over the sockets.
+  seen.cpu.cores_per_socket = std::max(1, static_cast<int>(ci.cores) / seen.cpu.sockets);
+  seen.cpu.cpus = static_cast<int>(ci.cpus);
+  seen.memory_bytes = static_cast<std::int64_t>(h.status->memory_total);
   for (const auto& [id, vm] : st.vms) {
-    (void)id;
-    if (vm.node == h.name && vm.name == capacity_vm_name && vm.config) {
-      if (auto t = topology_from_capacity_vm(*vm.config, sockets, cores_per_socket)) return t;
+    if (vm.node != h.name || !vm.config) continue;
+    auto tags = vm.config->raw.find("tags");
+    if (!topology::is_topology_vm(vm.name, tags == vm.config->raw.end() ? "" : tags->second)) {
+      continue;
+    }
+    seen.topology_vm = topology::host_observation::vm{static_cast<int>(id), vm.config->raw};
+    break;
+  }
+  const auto* file = st.cfg.node_settings ? &*st.cfg.node_settings : nullptr;
+  auto resolved = topology::resolve_host_topology(seen, file);
+  if (!resolved) {
+    auto& known = st.unusable_hosts[h.name];
+    if (known != resolved.error().message) {
+      known = resolved.error().message;
+      st.log.warn("host left out of placement: its topology cannot be resolved",
+                  {{"region", st.cfg.region}, {"host", h.name}, {"reason", known}});
+    }
+    return std::nullopt;
+  }
+  if (st.unusable_hosts.erase(h.name) != 0) {
+    st.log.info("host topology resolved again", {{"region", st.cfg.region}, {"host", h.name}});
+  }
+  auto warning = resolved->warning.value_or("");
+  auto& known_warning = st.topology_warnings[h.name];
+  if (warning != known_warning) {
+    known_warning = warning;
+    if (!warning.empty()) {
+      st.log.warn("topology VM unreadable, using the predicted topology",
+                  {{"region", st.cfg.region}, {"host", h.name}, {"reason", warning}});
     }
   }
-  return placement::predict_topology(sockets, static_cast<int>(ci.cpus), cores_per_socket,
-                                     static_cast<std::int64_t>(h.status->memory_total));
+  return std::move(resolved->topology);
+}
+
+// --- simple IPAM ---------------------------------------------------------------------------------
+
+std::vector<ipam::host_bridge> bridges_of(const host_record& h) {
+  std::vector<ipam::host_bridge> out;
+  if (!h.network) return out;
+  for (const auto& n : *h.network) {
+    if (n.type.find("bridge") == std::string::npos || n.cidr.empty()) continue;
+    out.push_back({n.cidr, n.gateway});
+  }
+  return out;
+}
+
+// Addresses in use: every VM's static ipconfigN, every host bridge, and the launches in flight
+// (their config may not be written yet). The Go provider also seeds Node addresses; ours are
+// all in VM configs, which survive a controller restart.
+void rebuild_ipam(region_state& st) {
+  std::vector<std::string> ipconfigs;
+  for (const auto& [id, vm] : st.vms) {
+    (void)id;
+    // A template's ipconfig is the request ("ip=10.0.0.0/24"), not an address in use.
+    if (vm.is_template || !vm.config) continue;
+    for (const auto& [index, text] : vm.config->ipconfigs) {
+      (void)index;
+      ipconfigs.push_back(text);
+    }
+  }
+  std::vector<ipam::host_bridge> bridges;
+  for (const auto& [name, h] : st.hosts) {
+    (void)name;
+    auto b = bridges_of(h);
+    bridges.insert(bridges.end(), b.begin(), b.end());
+  }
+  st.ipam.rebuild({}, ipconfigs, bridges);
+  for (const auto& [claim, op] : st.launching) {
+    (void)claim;
+    if (!op->ip_address.empty()) st.ipam.observe_address(op->ip_address);
+  }
 }
 
 void rebuild_placement(region_state& st) {
   st.placement_hosts.clear();
+  for (auto it = st.unusable_hosts.begin(); it != st.unusable_hosts.end();) {
+    it = st.hosts.count(it->first) == 0 ? st.unusable_hosts.erase(it) : std::next(it);
+  }
   for (const auto& [name, h] : st.hosts) {
     auto topology = topology_of(st, h);
     if (!topology) continue;
@@ -242,6 +332,7 @@ void finish_refresh(self_ptr self, std::string detail) {
     for (const auto& [id, vm] : st.vms) ids.insert(id);
     st.ids.set_existing(std::move(ids));
     rebuild_placement(st);
+    rebuild_ipam(st);
     if (st.cfg.leftover_iso_every > 0 && st.refreshes++ % st.cfg.leftover_iso_every == 0) {
       sweep_leftover_isos(self);
     }
@@ -276,6 +367,19 @@ void fetch_details(self_ptr self) {
                                     if (r && it != self->state.hosts.end()) it->second.status = *r;
                                     one_done();
                                   }));
+  }
+  for (auto& [name, h] : st.hosts) {
+    if (!h.online || h.network) continue;
+    ++*pending;
+    std::string host = name;
+    st.api->node_network(
+        host, bounce<std::vector<proxmox::network_interface>>(
+                  self, [self, host, one_done](result<std::vector<proxmox::network_interface>> r) {
+                    auto it = self->state.hosts.find(host);
+                    // Without bridges the IPAM still works (no gateway default, no seeds).
+                    if (r && it != self->state.hosts.end()) it->second.network = std::move(*r);
+                    one_done();
+                  }));
   }
   for (auto& [id, vm] : st.vms) {
     if (vm.config && !vm.synthetic) continue;
@@ -324,7 +428,10 @@ void refresh(self_ptr self) {
                                       h.online = res.status == "online";
                                       h.cpu = res.cpu;
                                       auto old = st.hosts.find(res.node);
-                                      if (old != st.hosts.end()) h.status = old->second.status;
+                                      if (old != st.hosts.end()) {
+                                        h.status = old->second.status;
+                                        h.network = old->second.network;
+                                      }
                                     }
                                   }
                                   for (const auto& res : *r) {
@@ -341,6 +448,7 @@ void refresh(self_ptr self) {
                                       vm.name = res.name;
                                       vm.status = res.status;
                                       vm.is_template = res.template_;
+                                      vm.pool = res.pool;
                                       auto old = st.vms.find(res.vmid);
                                       if (old != st.vms.end() && old->second.name == res.name &&
                                           old->second.node == res.node) {
@@ -498,6 +606,10 @@ void fail_launch(self_ptr self, const std::shared_ptr<launch_op>& op, region_err
   launch_reply reply;
   reply.error = std::move(error);
   reply.region = st.cfg.region;
+  if (!op->ip_address.empty()) {
+    st.ipam.release(op->ip_address);
+    op->ip_address.clear();
+  }
   if (!op->cloned) {
     if (op->vmid != 0) {
       st.ids.release(op->vmid, false);
@@ -531,6 +643,10 @@ std::optional<launch_reply> adoptable(region_state& st, const launch_request& re
     reply.zone = vm.node;
     reply.vmid = id;
     reply.provider_id = provider_id(st, id);
+    if (vm.config) {
+      auto ip = vm.config->ipconfigs.find(0);
+      if (ip != vm.config->ipconfigs.end()) reply.ipconfig0 = ip->second;
+    }
     if (vm.config && vm.config->affinity) {
       std::vector<unsigned> cpus = *vm.config->affinity;
       reply.affinity = proxmox::format_cpu_list(cpus);
@@ -618,6 +734,9 @@ void start_vm(self_ptr self, std::shared_ptr<launch_op> op) {
           c.cores = static_cast<unsigned>(op->req.vcpus);
           c.sockets = 1;
           c.memory_mib = op->req.memory_mib;
+          c.tags = normalised_tags(op->req.tags);
+          if (!op->ipconfig0.empty()) c.ipconfigs[0] = op->ipconfig0;
+          vm.pool = op->req.resource_pool;
           if (op->pinning) {
             std::vector<unsigned> cpus;
             for (int cpu : op->pinning->cpus.members()) cpus.push_back(static_cast<unsigned>(cpu));
@@ -634,10 +753,50 @@ void start_vm(self_ptr self, std::shared_ptr<launch_op> op) {
           reply.vmid = op->vmid;
           reply.provider_id = provider_id(st, op->vmid);
           if (op->pinning) reply.affinity = op->pinning->cpus.to_string();
+          reply.ipconfig0 = op->ipconfig0;
           finish_launch(self, op, std::move(reply));
           refresh(self);
         });
       }));
+}
+
+// Security groups at launch (kpp.md 8, without the Go provider's useless GET of the options):
+// one PUT of the options, then one POST per group in order, each at its position. Then the
+// resize (if any) and the start.
+void resize_then_start(self_ptr self, std::shared_ptr<launch_op> op);
+
+void apply_firewall(self_ptr self, std::shared_ptr<launch_op> op, std::size_t next_rule) {
+  auto& st = self->state;
+  const auto& groups = op->req.security_groups;
+  if (groups.empty() || next_rule > groups.size()) {
+    resize_then_start(self, op);
+    return;
+  }
+  auto step = resume_in<status>(caf::actor_cast<impl_actor>(self), [self, op, next_rule](status s) {
+    if (!s) {
+      fail_launch(self, op, proxmox_error(s.error()));
+      return;
+    }
+    apply_firewall(self, op, next_rule + 1);
+  });
+  if (next_rule == 0) {
+    proxmox::firewall_options o;
+    o.enable = true;
+    o.dhcp = true;
+    o.ipfilter = false;
+    o.policy_in = "DROP";
+    o.policy_out = "ACCEPT";
+    st.api->set_firewall_options(op->host, op->vmid, o, std::move(step));
+    return;
+  }
+  const auto& g = groups[next_rule - 1];
+  proxmox::firewall_rule rule;
+  rule.pos = static_cast<unsigned>(next_rule - 1);
+  rule.type = "group";
+  rule.action = g.group;
+  rule.iface = g.iface.empty() ? "net0" : g.iface;
+  rule.enable = true;
+  st.api->add_firewall_rule(op->host, op->vmid, rule, std::move(step));
 }
 
 void resize_then_start(self_ptr self, std::shared_ptr<launch_op> op) {
@@ -678,10 +837,18 @@ void configure(self_ptr self, std::shared_ptr<launch_op> op) {
   if (tmpl != st.vms.end() && tmpl->second.config) {
     for (auto [index, net] : tmpl->second.config->nets) {
       net.queues = static_cast<unsigned>(req.vcpus);
-      net.mac.clear();  // the clone has its own MAC; keep it by not sending one?
+      net.mac.clear();  // a fresh one (the template's would be shared): ours, else Proxmox's
+      for (const auto& n : op->nics) {
+        if (n.index == index) net.mac = n.mac;
+      }
+      // Security groups filter on the NIC only when its firewall flag is on.
+      for (const auto& g : req.security_groups) {
+        if (g.iface == "net" + std::to_string(index)) net.firewall = true;
+      }
       u.nets[index] = net;
     }
   }
+  if (!op->ipconfig0.empty()) u.ipconfigs[0] = op->ipconfig0;
   if (!op->iso_volid.empty()) u.drives["ide2"] = proxmox::cdrom_drive(op->iso_volid);
   if (op->pinning) {
     u.numa = true;
@@ -712,14 +879,16 @@ void configure(self_ptr self, std::shared_ptr<launch_op> op) {
                                self, [self, op](result<std::optional<proxmox::upid>> r) {
                                  then_wait(self, op, "config", std::move(r),
                                            self->state.cfg.clone_wait,
-                                           [self, op] { resize_then_start(self, op); });
+                                           [self, op] { apply_firewall(self, op, 0); });
                                }));
 }
 
 void upload_iso(self_ptr self, std::shared_ptr<launch_op> op) {
   auto& st = self->state;
-  if (op->req.render_iso) {
-    auto rendered = op->req.render_iso(st.cfg.region, op->host, op->vmid);
+  if (op->req.render_iso_network || op->req.render_iso) {
+    auto rendered = op->req.render_iso_network
+                        ? op->req.render_iso_network(st.cfg.region, op->host, op->vmid, op->nics)
+                        : op->req.render_iso(st.cfg.region, op->host, op->vmid);
     if (!rendered) {
       fail_launch(self, op, {"template_error", rendered.error().message});
       return;
@@ -763,6 +932,7 @@ void clone(self_ptr self, std::shared_ptr<launch_op> op) {
   c.description = format_ownership_mark(mark);
   auto tmpl = st.vms.find(op->template_vmid);
   c.full = tmpl == st.vms.end() || !tmpl->second.is_template;  // linked from a template
+  c.pool = op->req.resource_pool;  // pool membership in the clone call: no extra request
   ++op->clone_attempts;
   st.api->clone_vm(c, bounce<proxmox::upid>(self, [self, op](result<proxmox::upid> r) {
                      auto& st = self->state;
@@ -802,6 +972,83 @@ void clone(self_ptr self, std::shared_ptr<launch_op> op) {
                                              upload_iso(self, op);
                                            }));
                    }));
+}
+
+// "BC:24:11" (Proxmox's prefix) and three random bytes, locally chosen like Proxmox does.
+std::string random_mac(std::mt19937_64& rng) {
+  auto v = rng();
+  char buf[18];
+  std::snprintf(buf, sizeof buf, "BC:24:11:%02X:%02X:%02X", static_cast<unsigned>(v & 0xff),
+                static_cast<unsigned>((v >> 8) & 0xff), static_cast<unsigned>((v >> 16) & 0xff));
+  return buf;
+}
+
+// The simple IPAM (kpp.md 4.6): when the template's ipconfig0 asks for an address (ip= a
+// network address, or ip6= a prefix), the VM's ipconfig0 is chosen here, before the clone, and
+// written in the config call. The search starts at the host bridge's address. An empty code:
+// nothing to do or done.
+region_error assign_address(region_state& st, launch_op& op) {
+  auto tmpl = st.vms.find(op.template_vmid);
+  if (tmpl == st.vms.end() || !tmpl->second.config) return {};
+  const auto& tc = *tmpl->second.config;
+  auto text = tc.ipconfigs.find(0);
+  if (text == tc.ipconfigs.end()) return {};
+  auto parsed = ipam::parse_ipconfig(text->second);
+  if (!parsed) return {};  // not ours to judge: Proxmox keeps the template's value
+  bool v4 = ipam::simple_ipam::wants_ipv4_allocation(*parsed);
+  bool v6 = ipam::simple_ipam::wants_slaac(*parsed);
+  if (!v4 && !v6) return {};
+  ipam::host_bridge bridge;
+  auto net = tc.nets.find(0);
+  auto h = st.hosts.find(op.host);
+  if (net != tc.nets.end() && h != st.hosts.end() && h->second.network) {
+    for (const auto& n : *h->second.network) {
+      if (n.iface == net->second.bridge) bridge = {n.cidr, n.gateway};
+    }
+  }
+  // SLAAC derives the address from net0's MAC, chosen by us before the clone.
+  std::string mac;
+  for (const auto& n : op.nics) {
+    if (n.index == 0) mac = n.mac;
+  }
+  auto a = st.ipam.allocate(text->second, bridge, mac);
+  if (!a) {
+    return {a.error().code == "ipam_exhausted" ? "no_capacity" : "invalid_request",
+            "template '" + op.req.template_name + "' ipconfig0 " + text->second + ": " +
+                a.error().message};
+  }
+  op.ipconfig0 = a->ipconfig;
+  if (a->address) op.ip_address = a->address->to_string();
+  for (auto& n : op.nics) {
+    if (n.index == 0) n.ipconfig = op.ipconfig0;
+  }
+  return {};
+}
+
+// The template's NICs with a MAC of ours each (so cloud-init can name them before the VM
+// exists), their ipconfigN and the host bridge they sit on.
+std::vector<vm_nic> plan_nics(region_state& st, const launch_op& op) {
+  std::vector<vm_nic> out;
+  auto tmpl = st.vms.find(op.template_vmid);
+  if (tmpl == st.vms.end() || !tmpl->second.config) return out;
+  const auto& tc = *tmpl->second.config;
+  auto h = st.hosts.find(op.host);
+  for (const auto& [index, net] : tc.nets) {
+    vm_nic n;
+    n.index = index;
+    n.mac = random_mac(st.random);
+    n.bridge = net.bridge;
+    if (auto ip = tc.ipconfigs.find(index); ip != tc.ipconfigs.end()) n.ipconfig = ip->second;
+    if (h != st.hosts.end() && h->second.network) {
+      for (const auto& b : *h->second.network) {
+        if (b.iface != net.bridge) continue;
+        n.bridge_cidr = b.cidr;
+        n.bridge_gateway = b.gateway;
+      }
+    }
+    out.push_back(std::move(n));
+  }
+  return out;
 }
 
 // Holds one credit from here to finish_launch.
@@ -853,8 +1100,9 @@ void begin_launch(self_ptr self, std::shared_ptr<launch_op> op) {
   }
   op->vmid = *vmid;
   placement::vm_request want{req.vcpus, static_cast<std::int64_t>(req.memory_mib) << 20};
-  auto policy =
-      req.static_cpu_policy ? placement::cpu_policy::static_pinning : placement::cpu_policy::simple;
+  auto policy = req.static_cpu_policy || st.cfg.static_cpu_policy
+                    ? placement::cpu_policy::static_pinning
+                    : placement::cpu_policy::simple;
   auto decision = placement::place_vm(st.placement_hosts, static_cast<int>(*vmid), want, filter,
                                       *strategy, policy, st.cursor);
   if (!decision) {
@@ -869,6 +1117,11 @@ void begin_launch(self_ptr self, std::shared_ptr<launch_op> op) {
   op->pinning = decision->pinned;
   for (const auto& a : host.vms()) {
     if (a.vmid == static_cast<int>(*vmid)) st.reserved[*vmid] = {op->host, a};
+  }
+  op->nics = plan_nics(st, *op);
+  if (auto e = assign_address(st, *op); !e.code.empty()) {
+    fail_launch(self, op, std::move(e));
+    return;
   }
   clone(self, op);
 }
@@ -928,29 +1181,36 @@ void handle_delete(self_ptr self, delete_request req,
   std::string node = vm->node;
   std::uint32_t vmid = vm->vmid;
   std::string iso;
+  std::vector<std::string> ipconfigs;  // addresses to give back to the IPAM once it is gone
   if (vm->config) {
+    for (const auto& [index, text] : vm->config->ipconfigs) {
+      (void)index;
+      ipconfigs.push_back(text);
+    }
     auto d = vm->config->drives.find("ide2");
     if (d != vm->config->drives.end() &&
         d->second.volume.find(":iso/user-data-") != std::string::npos) {
       iso = d->second.volume;
     }
   }
-  st.window->submit([self, node, vmid, iso, rp]() mutable {
+  st.window->submit([self, node, vmid, iso, ipconfigs, rp]() mutable {
     self->state.peak_in_flight =
         std::max(self->state.peak_in_flight, self->state.window->in_flight());
-    destroy_vm(self, node, vmid, iso, [self, node, vmid, rp](status s, bool already_gone) mutable {
-      delete_reply reply;
-      if (s) {
-        reply.ok = true;
-        reply.already_gone = already_gone;
-        forget_vm(self, vmid, node);
-      } else {
-        reply.error = proxmox_error(s.error());
-      }
-      rp.deliver(reply);
-      self->state.window->complete();
-      refresh(self);
-    });
+    destroy_vm(self, node, vmid, iso,
+               [self, node, vmid, ipconfigs, rp](status s, bool already_gone) mutable {
+                 delete_reply reply;
+                 if (s) {
+                   reply.ok = true;
+                   reply.already_gone = already_gone;
+                   for (const auto& text : ipconfigs) self->state.ipam.release(text);
+                   forget_vm(self, vmid, node);
+                 } else {
+                   reply.error = proxmox_error(s.error());
+                 }
+                 rp.deliver(reply);
+                 self->state.window->complete();
+                 refresh(self);
+               });
   });
 }
 
@@ -1035,6 +1295,258 @@ void handle_release_iso(self_ptr self, release_iso_request req,
   });
 }
 
+// --- in-place updates (tags, firewall groups, pool) ----------------------------------------------
+
+struct sync_op {
+  sync_vm_request req;
+  std::string node;
+  std::uint32_t vmid = 0;
+  sync_vm_reply reply;
+  caf::typed_response_promise<sync_vm_reply> rp;
+};
+
+void finish_sync(self_ptr self, const std::shared_ptr<sync_op>& op, std::optional<kp::error> e) {
+  if (e) {
+    op->reply.ok = false;
+    op->reply.error = proxmox_error(*e);
+  } else {
+    op->reply.ok = true;
+  }
+  op->rp.deliver(op->reply);
+  self->state.window->complete();
+}
+
+// Runs `next` after a write that answered (no task), or fails the sync.
+std::function<void(status)> sync_step(self_ptr self, std::shared_ptr<sync_op> op,
+                                      std::function<void()> next) {
+  return resume_in<status>(caf::actor_cast<impl_actor>(self), [self, op, next](status s) {
+    if (!s) {
+      finish_sync(self, op, s.error());
+      return;
+    }
+    ++op->reply.writes;
+    next();
+  });
+}
+
+// Pool: out of the old one, into the new one (only when they differ); the current pool is read
+// fresh from /cluster/resources, as the inventory may be a minute old.
+void sync_pool(self_ptr self, std::shared_ptr<sync_op> op) {
+  self->state.api->cluster_resources(
+      proxmox::resource_type::vm,
+      bounce<std::vector<proxmox::cluster_resource>>(
+          self, [self, op](result<std::vector<proxmox::cluster_resource>> r) {
+            if (!r) {
+              finish_sync(self, op, r.error());
+              return;
+            }
+            std::string current;
+            for (const auto& res : *r) {
+              if (res.vmid == op->vmid && res.type == "qemu") current = res.pool;
+            }
+            const auto& wanted = op->req.resource_pool;
+            if (current == wanted) {
+              finish_sync(self, op, std::nullopt);
+              return;
+            }
+            op->reply.changed.push_back("pool");
+            auto id = std::to_string(op->vmid);
+            auto join = [self, op, id, wanted] {
+              if (wanted.empty()) {
+                finish_sync(self, op, std::nullopt);
+                return;
+              }
+              auto done = sync_step(self, op, [self, op] { finish_sync(self, op, std::nullopt); });
+              self->state.api->call(
+                  "PUT", "/pools/" + proxmox::encode_path_segment(wanted), {{"vms", id}},
+                  [done](result<std::string> x) { done(x ? status{} : status{x.error()}); });
+            };
+            if (current.empty()) {
+              join();
+              return;
+            }
+            auto left = sync_step(self, op, join);
+            self->state.api->call("PUT", "/pools/" + proxmox::encode_path_segment(current),
+                                  {{"vms", id}, {"delete", "1"}}, [left](result<std::string> x) {
+                                    left(x ? status{} : status{x.error()});
+                                  });
+          }));
+}
+
+using write_fn = std::function<void(std::function<void()>)>;
+
+// One write after another (the firewall's positions depend on the order), then the pool.
+void run_writes(self_ptr self, std::shared_ptr<sync_op> op,
+                std::shared_ptr<std::vector<write_fn>> writes, std::size_t i) {
+  if (i == writes->size()) {
+    sync_pool(self, op);
+    return;
+  }
+  (*writes)[i]([self, op, writes, i] { run_writes(self, op, writes, i + 1); });
+}
+
+// Group rules are matched by (iface, group): extras are deleted from the highest position
+// down (positions shift), missing ones are added on top in reverse so they end in the wanted
+// order. Other rule types are the user's and stay.
+void sync_rules(self_ptr self, std::shared_ptr<sync_op> op) {
+  self->state.api->firewall_rules(
+      op->node, op->vmid,
+      bounce<std::vector<proxmox::firewall_rule>>(
+          self, [self, op](result<std::vector<proxmox::firewall_rule>> r) {
+            if (!r) {
+              finish_sync(self, op, r.error());
+              return;
+            }
+            std::set<std::pair<std::string, std::string>> wanted, have;
+            for (const auto& g : op->req.security_groups) {
+              wanted.insert({g.iface.empty() ? "net0" : g.iface, g.group});
+            }
+            std::vector<unsigned> extras;
+            for (const auto& rule : *r) {
+              if (rule.type != "group") continue;
+              std::pair<std::string, std::string> key{rule.iface.empty() ? "net0" : rule.iface,
+                                                      rule.action};
+              if (wanted.count(key) != 0 && have.insert(key).second) continue;
+              if (rule.pos) extras.push_back(*rule.pos);
+            }
+            std::sort(extras.rbegin(), extras.rend());
+            std::vector<proxmox::firewall_rule> missing;
+            for (auto it = op->req.security_groups.rbegin(); it != op->req.security_groups.rend();
+                 ++it) {
+              std::string iface = it->iface.empty() ? "net0" : it->iface;
+              if (have.count({iface, it->group}) != 0) continue;
+              have.insert({iface, it->group});  // a group listed twice is added once
+              proxmox::firewall_rule rule;
+              rule.type = "group";
+              rule.action = it->group;
+              rule.iface = iface;
+              rule.enable = true;
+              missing.push_back(rule);
+            }
+            if (!extras.empty() || !missing.empty()) op->reply.changed.push_back("firewall_rules");
+            auto writes = std::make_shared<std::vector<write_fn>>();
+            for (unsigned pos : extras) {
+              writes->push_back([self, op, pos](std::function<void()> next) {
+                auto done = sync_step(self, op, std::move(next));
+                self->state.api->call(
+                    "DELETE",
+                    "/nodes/" + proxmox::encode_path_segment(op->node) + "/qemu/" +
+                        std::to_string(op->vmid) + "/firewall/rules/" + std::to_string(pos),
+                    {}, [done](result<std::string> x) { done(x ? status{} : status{x.error()}); });
+              });
+            }
+            for (const auto& rule : missing) {
+              writes->push_back([self, op, rule](std::function<void()> next) {
+                self->state.api->add_firewall_rule(op->node, op->vmid, rule,
+                                                   sync_step(self, op, std::move(next)));
+              });
+            }
+            run_writes(self, op, writes, 0);
+          }));
+}
+
+// Options: enabled when groups are wanted (never turned off: other rules may rely on it).
+void sync_firewall(self_ptr self, std::shared_ptr<sync_op> op) {
+  if (op->req.security_groups.empty()) {
+    sync_rules(self, op);
+    return;
+  }
+  self->state.api->firewall_options(
+      op->node, op->vmid,
+      bounce<proxmox::firewall_options>(self, [self, op](result<proxmox::firewall_options> r) {
+        if (!r) {
+          finish_sync(self, op, r.error());
+          return;
+        }
+        if (r->enable.value_or(false)) {
+          sync_rules(self, op);
+          return;
+        }
+        op->reply.changed.push_back("firewall_options");
+        proxmox::firewall_options o;
+        o.enable = true;
+        self->state.api->set_firewall_options(
+            op->node, op->vmid, o, sync_step(self, op, [self, op] { sync_rules(self, op); }));
+      }));
+}
+
+// Tags as a set; "karpenter" always, the Go provider's "go-proxmox+cloud-init" kept if present.
+void sync_tags(self_ptr self, std::shared_ptr<sync_op> op) {
+  self->state.api->vm_config(
+      op->node, op->vmid,
+      bounce<proxmox::vm_config>(self, [self, op](result<proxmox::vm_config> r) {
+        if (!r) {
+          finish_sync(self, op, r.error());
+          return;
+        }
+        auto wanted = normalised_tags(op->req.tags);
+        for (const auto& t : r->tags) {
+          if (t == "go-proxmox+cloud-init") wanted.push_back(t);
+        }
+        std::set<std::string> want_set(wanted.begin(), wanted.end());
+        std::set<std::string> have_set(r->tags.begin(), r->tags.end());
+        if (want_set == have_set) {
+          sync_firewall(self, op);
+          return;
+        }
+        op->reply.changed.push_back("tags");
+        proxmox::vm_config_update u;
+        u.tags = std::vector<std::string>(want_set.begin(), want_set.end());
+        self->state.api->update_vm_config(
+            op->node, op->vmid, u,
+            bounce<std::optional<proxmox::upid>>(
+                self, [self, op](result<std::optional<proxmox::upid>> w) {
+                  if (!w) {
+                    finish_sync(self, op, w.error());
+                    return;
+                  }
+                  ++op->reply.writes;
+                  auto it = self->state.vms.find(op->vmid);
+                  if (it != self->state.vms.end() && it->second.config) {
+                    it->second.config->tags = normalised_tags(op->req.tags);
+                  }
+                  if (!*w) {
+                    sync_firewall(self, op);
+                    return;
+                  }
+                  self->state.api->wait_task(**w, self->state.cfg.clone_wait,
+                                             bounce<proxmox::task_status>(
+                                                 self, [self, op](result<proxmox::task_status> t) {
+                                                   if (!t) {
+                                                     finish_sync(self, op, t.error());
+                                                     return;
+                                                   }
+                                                   sync_firewall(self, op);
+                                                 }));
+                }));
+      }));
+}
+
+void handle_sync(self_ptr self, sync_vm_request req,
+                 caf::typed_response_promise<sync_vm_reply> rp) {
+  auto& st = self->state;
+  delete_request d{req.vmid, req.nodeclaim};
+  const vm_record* vm = find_vm(st, d);
+  if (vm == nullptr) {
+    sync_vm_reply reply;
+    reply.error = {"not_found", "no VM " +
+                                    (req.vmid != 0 ? std::to_string(req.vmid) : req.nodeclaim) +
+                                    " in region " + st.cfg.region};
+    rp.deliver(reply);
+    return;
+  }
+  auto op = std::make_shared<sync_op>();
+  op->req = std::move(req);
+  op->node = vm->node;
+  op->vmid = vm->vmid;
+  op->rp = rp;
+  st.window->submit([self, op] {
+    self->state.peak_in_flight =
+        std::max(self->state.peak_in_flight, self->state.window->in_flight());
+    sync_tags(self, op);
+  });
+}
+
 // --- queries ------------------------------------------------------------------------------------
 
 std::vector<owned_vm> list_owned(const region_state& st) {
@@ -1084,6 +1596,7 @@ region_inventory snapshot(const region_state& st) {
   for (const auto& h : st.placement_hosts) {
     inv.capacity.push_back({h.name(), h.online, h.free_cpus(), h.free_memory()});
   }
+  inv.unusable_hosts = st.unusable_hosts;
   return inv;
 }
 
@@ -1154,6 +1667,19 @@ impl_actor::behavior_type region_behavior(self_ptr self, std::shared_ptr<proxmox
             return;
           }
           handle_release_iso(self, req, rp);
+        });
+        return rp;
+      },
+      [self](sync_vm_atom, sync_vm_request req) -> caf::typed_response_promise<sync_vm_reply> {
+        auto rp = self->make_response_promise<sync_vm_reply>();
+        with_inventory(self, [self, req, rp]() mutable {
+          if (!self->state.refreshed) {
+            sync_vm_reply reply;
+            reply.error = {"proxmox", "no inventory of the region yet: " + self->state.detail};
+            rp.deliver(reply);
+            return;
+          }
+          handle_sync(self, req, rp);
         });
         return rp;
       },

@@ -7,10 +7,12 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <caf/fwd.hpp>
 
+#include "core/topology/node_settings.hpp"
 #include "protocol/proxmox/client.hpp"
 #include "protocol/region_messages.hpp"
 
@@ -32,12 +34,20 @@ struct region_settings {
   // Root (ticket) credentials may set the root-only `affinity`; a token writes the plan into
   // the description instead.
   bool can_set_affinity = false;
+  // NODE_POLICY=static: every launch pins CPUs and binds NUMA nodes (as if the request's
+  // static_cpu_policy were set).
+  bool static_cpu_policy = false;
   prometheus::Registry* metrics = nullptr;  // optional
   // Leftover cloud-init ISOs (user-data-<vmid>.iso whose VM is gone) older than this are deleted
   // during refreshes (every `leftover_iso_every` refreshes, the first one included). The grace
   // keeps another controller's launch in flight safe.
   std::chrono::seconds leftover_iso_grace{std::chrono::minutes(10)};
   unsigned leftover_iso_every = 10;
+  // NODE_SETTING_FILE as loaded once at start (config::load_node_settings_file): its entries for
+  // this region override each host's topology (core/topology resolve_host_topology). A host
+  // whose entry does not fit is left out of placement (logged, and listed in the inventory's
+  // unusable_hosts). Nothing: topology VM or prediction only.
+  std::optional<topology::node_settings_file> node_settings;
 };
 
 // Spawns the actor. `client` must outlive it; `io` runs the client's completions.

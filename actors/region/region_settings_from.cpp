@@ -37,6 +37,16 @@ region_settings region_settings_from(const config::settings& s,
                           s.proxmox_task_poll_interval);
   // `affinity` is root-only in Proxmox: only root@pam with a password (ticket) may set it.
   r.can_set_affinity = !cluster.uses_token() && cluster.username == "root@pam";
+  r.static_cpu_policy = s.node_policy == config::node_policy_mode::static_pinning;
+  return r;
+}
+
+region_settings region_settings_from(const config::settings& s,
+                                     const config::proxmox_cluster& cluster,
+                                     std::string cluster_name,
+                                     const topology::node_settings_file& node_settings) {
+  auto r = region_settings_from(s, cluster, std::move(cluster_name));
+  if (!node_settings.hosts.empty()) r.node_settings = node_settings;
   return r;
 }
 

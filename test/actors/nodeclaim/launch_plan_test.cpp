@@ -163,6 +163,42 @@ TEST(LaunchPlan, TheRenderedIsoJoinsWithTheTokenProviderIdLabelsAndTaints) {
   EXPECT_TRUE(warming);
 }
 
+TEST(LaunchPlan, TheRegionsNicsBecomeTheNetworkConfigWithTheIpamAddress) {
+  auto s = world();
+  auto types = instance_types::builtin_instance_types();
+  auto plan = std::make_shared<iso_plan>(
+      make_iso_plan(claim(), *cluster_snapshot::find(s.node_classes, "default"), types.front(),
+                    "abcdef.0123456789abcdef", "https://10.0.0.1:6443", "", "v1.32.0"));
+  protocol::launch_request req;
+  attach_iso(req, plan);
+  ASSERT_TRUE(req.render_iso && req.render_iso_network);
+  std::vector<protocol::vm_nic> nics = {
+      {0, "BC:24:11:0A:0B:0C", "vmbr0", "ip=192.168.10.14/24,gw=192.168.10.1", "192.168.10.11/24",
+       "192.168.10.1"},
+      {1, "BC:24:11:0D:0E:0F", "vmbr1", "ip=dhcp,ip6=auto", "", ""}};
+  auto data = network_of(nics);
+  ASSERT_EQ(data.size(), 2u);
+  EXPECT_EQ(data[0].name, "eth0");
+  EXPECT_FALSE(data[0].dhcp4);
+  EXPECT_EQ(data[0].address4, std::vector<std::string>{"192.168.10.14/24"});
+  EXPECT_EQ(data[0].gateway4, "192.168.10.1");
+  EXPECT_EQ(data[0].node_address4, "192.168.10.11/24");
+  EXPECT_TRUE(data[1].dhcp4);
+  EXPECT_TRUE(data[1].slaac);
+  auto iso = req.render_iso_network("r1", "pve1", 20008, nics);
+  ASSERT_TRUE(iso.ok()) << iso.error().message;
+  auto files = cloudinit::read_nocloud_iso(*iso);
+  ASSERT_TRUE(files.ok()) << files.error().message;
+  ASSERT_TRUE(files->network_config.has_value());
+  EXPECT_NE(files->network_config->find("bc:24:11:0a:0b:0c"), std::string::npos)
+      << *files->network_config;
+  EXPECT_NE(files->network_config->find("192.168.10.14/24"), std::string::npos);
+  auto plain = req.render_iso("r1", "pve1", 20008);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(cloudinit::read_nocloud_iso(*plain)->network_config.has_value())
+      << "without NICs nothing changes";
+}
+
 TEST(LaunchPlan, ABrokenUserTemplateIsATemplateErrorNamingSecretKeyAndLine) {
   auto s = world();
   auto types = instance_types::builtin_instance_types();
@@ -185,6 +221,66 @@ TEST(LaunchPlan, ProviderIdsParseIntoRegionAndVmid) {
   EXPECT_FALSE(parse_provider_id("aws:///us-east-1a/i-123").has_value());
   EXPECT_FALSE(parse_provider_id("proxmox://region-1/").has_value());
   EXPECT_FALSE(parse_provider_id("proxmox://region-1/12x").has_value());
+}
+
+kube::proxmox_node_class provider_class() {
+  kube::proxmox_node_class nc;
+  nc.metadata.name = "guarded";
+  nc.spec.zone_balance = "Pack";
+  nc.spec.excluded_zones = {"pve3"};
+  nc.spec.min_free_cpu = 2;
+  nc.spec.min_free_memory = "4Gi";
+  nc.spec.boot.size = "30G";
+  nc.spec.tags = {"team-a", "prod"};
+  nc.spec.security_groups = {{"", "kubernetes"}, {"net1", "storage"}};
+  nc.spec.resource_pool = "k8s/workers";
+  return nc;
+}
+
+TEST(LaunchPlan, TheNodeClassGivesStrategyFiltersDiskTagsSecurityGroupsAndPool) {
+  protocol::launch_request r;
+  r.excluded_zones = {"pve2"};  // from the claim's NotIn
+  ASSERT_TRUE(apply_node_class(r, provider_class()).ok());
+  EXPECT_EQ(r.strategy, "Pack");
+  EXPECT_EQ(r.excluded_zones, (std::vector<std::string>{"pve2", "pve3"}));
+  EXPECT_EQ(r.min_free_cpu, 2);
+  EXPECT_EQ(r.min_free_memory_mib, 4096u);
+  EXPECT_EQ(r.disk_gib, 30u);
+  EXPECT_EQ(r.tags, (std::vector<std::string>{"team-a", "prod"}));
+  ASSERT_EQ(r.security_groups.size(), 2u);
+  EXPECT_EQ(r.security_groups[0].iface, "net0") << "the interface defaults to net0";
+  EXPECT_EQ(r.security_groups[0].group, "kubernetes");
+  EXPECT_EQ(r.security_groups[1].iface, "net1");
+  EXPECT_EQ(r.resource_pool, "k8s/workers");
+  auto sync = sync_request_for(20001, "default-x7k2p", provider_class());
+  EXPECT_EQ(sync.vmid, 20001u);
+  EXPECT_EQ(sync.tags, r.tags);
+  ASSERT_EQ(sync.security_groups.size(), 2u);
+  EXPECT_EQ(sync.security_groups[0].iface, "net0");
+  EXPECT_EQ(sync.resource_pool, "k8s/workers");
+}
+
+TEST(LaunchPlan, BootDiskSizesAreGibAndNonsenseIsAnErrorNamingTheField) {
+  auto nc = provider_class();
+  protocol::launch_request r;
+  nc.spec.boot.size = "1Ti";
+  ASSERT_TRUE(apply_node_class(r, nc).ok());
+  EXPECT_EQ(r.disk_gib, 1024u);
+  nc.spec.boot.size = "";
+  ASSERT_TRUE(apply_node_class(r, nc).ok());
+  EXPECT_EQ(r.disk_gib, 0u) << "no size: keep the template's disk";
+  nc.spec.boot.size = "30M";
+  protocol::launch_request untouched;
+  auto bad = apply_node_class(untouched, nc);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, "invalid_node_class");
+  EXPECT_NE(bad.error().message.find("bootDevice.size"), std::string::npos);
+  EXPECT_TRUE(untouched.security_groups.empty());
+  nc = provider_class();
+  nc.spec.min_free_memory = "lots";
+  bad = apply_node_class(untouched, nc);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("minFreeMemory"), std::string::npos);
 }
 
 TEST(ClaimConditions, TheTransitionTimeMovesOnlyWhenTheStatusChanges) {

@@ -34,23 +34,6 @@ TEST(Inventory, ATokenVmIsRebuiltFromTheAffinityPlanInItsDescription) {
   EXPECT_EQ(allocation_from_config(1, c, true).pinned.to_string(), "4,20");
 }
 
-TEST(Inventory, TheNodeCapacityVmGivesTheHostTopology) {
-  auto c = parse({{"cores", "32"},
-                  {"sockets", "1"},
-                  {"numa", "1"},
-                  {"memory", "129024"},
-                  {"affinity", "0-7,16-23,8-15,24-31"},
-                  {"numa0", "cpus=0-15,hostnodes=0,memory=64512"},
-                  {"numa1", "cpus=16-31,hostnodes=1,memory=64512"}});
-  auto t = topology_from_capacity_vm(c, 2, 8);
-  ASSERT_TRUE(t.has_value());
-  ASSERT_EQ(t->numa_nodes.size(), 2u);
-  EXPECT_EQ(t->numa_nodes[0].cpus.to_string(), "0-7,16-23");
-  EXPECT_EQ(t->numa_nodes[1].cpus.to_string(), "8-15,24-31");
-  EXPECT_EQ(t->threads_per_core, 2);
-  EXPECT_FALSE(topology_from_capacity_vm(parse({{"cores", "2"}}), 1, 2).has_value());
-}
-
 TEST(Inventory, ReadsCreationTimeBootDiskAndSize) {
   auto c = parse({{"meta", "creation-qemu=8.1.5,ctime=1700000000"},
                   {"scsi0", "local-lvm:vm-1-disk-0,size=10G"}});

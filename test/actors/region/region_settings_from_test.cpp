@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "config/node_settings_file.hpp"
+
 namespace kp::actors::region {
 namespace {
 
@@ -56,6 +58,27 @@ TEST(RegionSettingsFrom, NonsenseNumbersAreClampedToWorkingValues) {
   EXPECT_EQ(r.max_in_flight, 1u);
   EXPECT_EQ(r.first_vmid, 100u) << "Proxmox VMIDs start at 100";
   EXPECT_GT(r.start_wait.initial_interval.count(), 0);
+}
+
+TEST(RegionSettingsFrom, NodePolicyStaticPinsEveryLaunch) {
+  config::settings s;
+  EXPECT_FALSE(region_settings_from(s, token_cluster(), "uid").static_cpu_policy);
+  s.node_policy = config::node_policy_mode::static_pinning;
+  EXPECT_TRUE(region_settings_from(s, token_cluster(), "uid").static_cpu_policy);
+}
+
+TEST(RegionSettingsFrom, TheLoadedNodeSettingsFileReachesTheRegionActorOnlyWhenItHasEntries) {
+  auto file = config::parse_node_settings(
+      R"({"region-1": {"pve1": {"nodes": {"0": {"cpus": "0-7"}, "1": {"cpus": "8-15"}}}}})",
+      "NODE_SETTING_FILE test.json");
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  auto r = region_settings_from(config::settings{}, token_cluster(), "uid", *file);
+  ASSERT_TRUE(r.node_settings.has_value());
+  ASSERT_EQ(r.node_settings->hosts.size(), 1u);
+  EXPECT_EQ(r.node_settings->hosts[0].host, "pve1");
+  auto none = region_settings_from(config::settings{}, token_cluster(), "uid",
+                                   topology::node_settings_file{});
+  EXPECT_FALSE(none.node_settings.has_value());
 }
 
 }  // namespace

@@ -1,0 +1,250 @@
+#pragma once
+// The fixture of the region actor's pve-sim tests: pve-sim as a real process, CAF's normal
+// scheduler and one io thread (the client's completions come back to the actor as messages);
+// waits are bounded request timeouts, never sleeps. Header-only, for the test files beside it.
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <set>
+#include <sstream>
+
+#include <caf/all.hpp>
+
+#include "actors/region/ownership_mark.hpp"
+#include "actors/region/region_actor.hpp"
+#include "core/cloudinit/nocloud_iso.hpp"
+#include "core/placement/cpu_set.hpp"
+#include "protocol/transport/http_client.hpp"
+#include "protocol/transport/io_runtime.hpp"
+#include "test/support/pve_sim_process.hpp"
+
+namespace kp::actors::region::sim_fixture {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using namespace kp::protocol;
+
+using kp::test::pve_sim_process;
+
+inline std::string sim_binary() {
+  return pve_sim_process::binary();
+}
+
+template <class T, class Start>
+result<T> await(Start start) {
+  auto done = std::make_shared<std::promise<result<T>>>();
+  auto future = done->get_future();
+  start([done](result<T> r) { done->set_value(std::move(r)); });
+  if (future.wait_for(30s) != std::future_status::ready) return make_error("test_timeout", "");
+  return future.get();
+}
+
+class RegionActorSim : public ::testing::Test {
+ public:
+  static constexpr const char* region_name = "pve-sim";
+
+ protected:
+  void SetUp() override {
+    if (!fs::exists(sim_binary())) {
+      GTEST_SKIP() << "pve-sim is not built (looked for " << sim_binary()
+                   << "; it comes from sim/pve and cmd/pve-sim)";
+    }
+    auto started = sim_.start({"--time-scale", "0.2"});
+    ASSERT_TRUE(started.ok()) << started.error().message;
+    io_ = std::make_unique<transport::io_runtime>(1);
+    cfg_.set("scheduler.max-threads", 2);
+    sys_ = std::make_unique<caf::actor_system>(cfg_);
+    auto iso = cloudinit::write_nocloud_iso({"#cloud-config\n", "instance-id: x\n", {}, {}});
+    ASSERT_TRUE(iso.ok());
+    iso_ = *iso;
+  }
+  void TearDown() override {
+    for (auto& a : actors_) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    actors_.clear();
+    // An actor still handling a message (a refresh) would call a client whose io_context is
+    // gone: wait until every actor has terminated before the io thread stops.
+    if (sys_) sys_->await_all_actors_done();
+    for (auto& c : clients_) c->close();
+    io_.reset();  // joins the io thread; pending handlers (and their actor handles) go away
+    clients_.clear();
+    sys_.reset();
+  }
+
+  std::shared_ptr<proxmox::client> client(bool root) {
+    proxmox::client_settings s;
+    s.url = sim_.url();
+    s.transport.ca_pem = sim_.ca_pem();
+    s.transport.request_timeout = 20s;
+    if (root) {
+      s.credentials = proxmox::password_credentials{"root@pam", "pve-sim-root"};
+    } else {
+      s.credentials = proxmox::token_credentials{"kubernetes@pve!karpenter",
+                                                 "5e1f0a7c-0d1e-4c2a-9b3f-6a7d8e9f0a1b"};
+    }
+    auto c = std::make_shared<proxmox::client>(io_->context(), s);
+    clients_.push_back(c);
+    return c;
+  }
+
+  static region_settings settings(bool root = false, std::size_t in_flight = 8,
+                                  std::string cluster = "test-cluster") {
+    region_settings s;
+    s.region = region_name;
+    s.cluster_name = std::move(cluster);
+    s.max_in_flight = in_flight;
+    s.refresh_interval = 30s;
+    s.can_set_affinity = root;
+    s.clone_wait.initial_interval = 20ms;
+    s.clone_wait.max_interval = 200ms;
+    s.clone_wait.timeout = 60s;
+    s.start_wait = s.clone_wait;
+    return s;
+  }
+  region_actor spawn_with(region_settings s) {
+    auto a = spawn_region_actor(*sys_, client(s.can_set_affinity), s);
+    actors_.push_back(a);
+    return a;
+  }
+  region_actor spawn(bool root = false, std::size_t in_flight = 8,
+                     std::string cluster = "test-cluster") {
+    return spawn_with(settings(root, in_flight, std::move(cluster)));
+  }
+
+  launch_request request(const std::string& name, bool with_iso = true) {
+    launch_request r;
+    r.nodeclaim = name;
+    r.nodepool = "default";
+    r.cluster_name = "test-cluster";
+    r.instance_type = "c2-m4";
+    r.vcpus = 2;
+    r.memory_mib = 2048;
+    r.template_name = "k8s-template";
+    r.tags = {"team-a"};
+    if (with_iso) r.iso = iso_;
+    return r;
+  }
+
+  launch_reply launch(region_actor a, launch_request r) {
+    caf::scoped_actor self{*sys_};
+    launch_reply out;
+    out.error = {"test", "no reply"};
+    self->request(a, 120s, launch_atom::value, std::move(r))
+        .receive([&](launch_reply& reply) { out = std::move(reply); },
+                 [&](caf::error& e) {
+                   out.error = {"caf", sys_->render(e)};
+                 });
+    return out;
+  }
+  delete_reply remove(region_actor a, delete_request r) {
+    caf::scoped_actor self{*sys_};
+    delete_reply out;
+    out.error = {"test", "no reply"};
+    self->request(a, 120s, vm_delete_atom::value, r)
+        .receive([&](delete_reply& reply) { out = std::move(reply); },
+                 [&](caf::error& e) {
+                   out.error = {"caf", sys_->render(e)};
+                 });
+    return out;
+  }
+  std::vector<owned_vm> owned(region_actor a) {
+    caf::scoped_actor self{*sys_};
+    std::vector<owned_vm> out;
+    self->request(a, 60s, list_owned_atom::value)
+        .receive([&](std::vector<owned_vm>& v) { out = std::move(v); },
+                 [&](caf::error& e) { ADD_FAILURE() << sys_->render(e); });
+    return out;
+  }
+  region_inventory inventory(region_actor a) {
+    caf::scoped_actor self{*sys_};
+    region_inventory out;
+    self->request(a, 60s, inventory_atom::value)
+        .receive([&](region_inventory& v) { out = std::move(v); },
+                 [&](caf::error& e) { ADD_FAILURE() << sys_->render(e); });
+    return out;
+  }
+
+  proxmox::vm_config config_of(const std::string& node, std::uint32_t vmid) {
+    auto c =
+        await<proxmox::vm_config>([&](auto cb) { clients_.front()->vm_config(node, vmid, cb); });
+    EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
+    return c.ok() ? *c : proxmox::vm_config{};
+  }
+  // A VM made behind the actor's back (another controller, the Go provider, a person).
+  void clone_directly(std::uint32_t vmid, const std::string& name, const std::string& description) {
+    proxmox::clone_request c;
+    c.node = "pve1";
+    c.source_vmid = 9001;
+    c.new_vmid = vmid;
+    c.name = name;
+    c.description = description;
+    c.full = false;
+    auto task = await<proxmox::upid>([&](auto cb) { clients_.front()->clone_vm(c, cb); });
+    ASSERT_TRUE(task.ok()) << task.error().message;
+    proxmox::task_wait_options w;
+    w.initial_interval = 20ms;
+    auto done =
+        await<proxmox::task_status>([&](auto cb) { clients_.front()->wait_task(*task, w, cb); });
+    ASSERT_TRUE(done.ok()) << done.error().message;
+  }
+  std::vector<proxmox::cluster_resource> vms() {
+    auto r = await<std::vector<proxmox::cluster_resource>>(
+        [&](auto cb) { clients_.front()->cluster_resources(proxmox::resource_type::vm, cb); });
+    EXPECT_TRUE(r.ok());
+    return r.ok() ? *r : std::vector<proxmox::cluster_resource>{};
+  }
+
+  result<transport::http_response> sim_call(const std::string& method, const std::string& target,
+                                            const std::string& body = "") {
+    transport::client_options o;
+    o.ca_pem = sim_.ca_pem();
+    transport::http_client http(io_->context(), o);
+    transport::http_request req;
+    req.method = method;
+    req.target = target;
+    req.headers.emplace_back("Content-Type", "application/json");
+    req.body = body;
+    return await<transport::http_response>([&](auto cb) { http.send(sim_.url(), req, cb); });
+  }
+  // Requests per "METHOD path" from /sim/v1/stats.
+  std::map<std::string, std::int64_t> stats() {
+    std::map<std::string, std::int64_t> out;
+    auto r = sim_call("GET", "/sim/v1/stats");
+    EXPECT_TRUE(r.ok());
+    if (!r.ok()) return out;
+    auto v = boost::json::parse(r->body);
+    for (const auto& e : v.at("requests").as_array()) {
+      auto key =
+          std::string(e.at("method").as_string()) + " " + std::string(e.at("path").as_string());
+      out[key] += e.at("count").to_number<std::int64_t>();
+    }
+    return out;
+  }
+  // Writes made for VM creation (GETs are inventory refreshes and task polls).
+  static std::int64_t writes(const std::map<std::string, std::int64_t>& s) {
+    std::int64_t n = 0;
+    for (const auto& [k, c] : s) {
+      if (k.rfind("GET ", 0) != 0 && k.find("/access/ticket") == std::string::npos) n += c;
+    }
+    return n;
+  }
+
+  pve_sim_process sim_;
+  std::unique_ptr<transport::io_runtime> io_;
+  caf::actor_system_config cfg_;
+  std::unique_ptr<caf::actor_system> sys_;
+  std::vector<std::shared_ptr<proxmox::client>> clients_;
+  std::vector<region_actor> actors_;
+  std::string iso_;
+};
+
+}  // namespace kp::actors::region::sim_fixture
