@@ -169,7 +169,8 @@ void start(self_ptr self) {
   for (const auto& cluster : st.in.clusters.clusters) {
     auto client = st.in.proxmox.find(cluster.region);
     if (client == st.in.proxmox.end()) continue;
-    auto rs = region::region_settings_from(ctx.settings, cluster, ctx.cluster_name);
+    auto rs =
+        region::region_settings_from(ctx.settings, cluster, ctx.cluster_name, st.in.node_settings);
     rs.metrics = ctx.metrics ? &ctx.metrics->registry : nullptr;
     auto region = region::spawn_region_actor(sys, client->second, rs);
     ctx.regions.emplace(cluster.region, region);

@@ -15,6 +15,7 @@
 
 #include "config/clusters_file.hpp"
 #include "config/settings.hpp"
+#include "core/topology/node_settings.hpp"
 #include "observability/karpenter_metrics.hpp"
 #include "protocol/kube/client.hpp"
 #include "protocol/proxmox/client.hpp"
@@ -27,6 +28,7 @@ struct controller_inputs {
   std::shared_ptr<kube::client> kube;
   std::map<std::string, std::shared_ptr<proxmox::client>> proxmox;  // by region
   std::shared_ptr<obs::karpenter_metrics> metrics;
+  topology::node_settings_file node_settings;  // NODE_SETTING_FILE, loaded once at start
   std::string identity;  // this replica's leader-election identity (hostname + random)
 };
 

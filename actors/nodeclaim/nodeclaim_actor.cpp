@@ -481,17 +481,14 @@ void launch(self_ptr self, const kube::node_claim& claim) {
               req.zones = zones.allowed;
               req.excluded_zones = zones.excluded;
               req.template_name = template_name;
-              if (!nc.spec.zone_balance.empty()) req.strategy = nc.spec.zone_balance;
-              if (nc.spec.min_free_cpu) req.min_free_cpu = static_cast<int>(*nc.spec.min_free_cpu);
-              req.tags = nc.spec.tags;
-              if (nc.spec.metadata.type == "cdrom") {
-                req.render_iso = [plan](const std::string& r, const std::string& zone,
-                                        std::uint32_t vmid) -> kp::result<std::string> {
-                  auto iso = render_iso(*plan, r, zone, vmid);
-                  if (!iso) return iso.error();
-                  return iso;
-                };
+              // Placement strategy, host filters, disk size, tags, firewall and pool.
+              if (auto applied = apply_node_class(req, nc); !applied) {
+                st.busy = false;
+                create_failed(self, claim, started, applied.error().code,
+                              "node class " + nc.metadata.name + ": " + applied.error().message);
+                return;
               }
+              if (nc.spec.metadata.type == "cdrom") attach_iso(req, plan);
               auto target = st.ctx.regions.at(region);
               self->request(target, caf::infinite, protocol::launch_atom::value, std::move(req))
                   .then(

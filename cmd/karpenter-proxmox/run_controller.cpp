@@ -17,6 +17,7 @@
 #include "actors/supervisor.hpp"
 #include "config/clusters_file.hpp"
 #include "config/kube_endpoint.hpp"
+#include "config/node_settings_file.hpp"
 #include "observability/endpoints.hpp"
 #include "observability/health_state.hpp"
 #include "observability/karpenter_metrics.hpp"
@@ -243,7 +244,11 @@ int run_controller(const config::settings& settings) {
   auto kube_client = kube::client::create(io->context(), *kube_config, kube_options);
   if (!kube_client) return refuse("kubernetes client: " + kube_client.error().message);
 
+  auto node_settings = config::load_node_settings_file(settings.node_setting_file);
+  if (!node_settings) return refuse(node_settings.error().message);
+
   actors::controller_inputs inputs;
+  inputs.node_settings = std::move(*node_settings);
   inputs.settings = settings;
   inputs.clusters = *clusters;
   inputs.kube = *kube_client;
