@@ -61,6 +61,7 @@ struct claim_state {
   bool registration_armed = false;
   bool registered_written = false;
   bool iso_released = false;
+  std::string synced_node_class;  // "<uid>/<generation>" of the node class last synced to the VM
   std::set<std::string> tokens_deleting;
 
   static inline const char* name = "nodeclaim";
@@ -697,6 +698,46 @@ void release_iso(self_ptr self, const kube::node_claim& claim) {
           });
 }
 
+// Tags, firewall groups and pool follow the node class in place: once per node class
+// generation (and once after a restart) the region compares the VM with it and writes only the
+// differences (kpp.md 4.5).
+void sync_with_node_class(self_ptr self, const kube::node_claim& claim) {
+  auto& st = self->state;
+  const auto* nc =
+      protocol::cluster_snapshot::find(st.snapshot->node_classes, claim.spec.node_class_ref.name);
+  auto ref = parse_provider_id(claim.status.provider_id);
+  auto region = ref ? st.ctx.regions.find(ref->region) : st.ctx.regions.end();
+  if (nc == nullptr || region == st.ctx.regions.end()) return;
+  auto version = nc->metadata.uid + "/" + std::to_string(nc->metadata.generation);
+  if (version == st.synced_node_class) return;
+  st.busy = true;
+  auto sync = caf::actor_cast<protocol::region_sync_actor>(region->second);
+  self->request(sync, std::chrono::minutes(5), protocol::sync_vm_atom::value,
+                sync_request_for(ref->vmid, claim.metadata.name, *nc))
+      .then(
+          [self, version](protocol::sync_vm_reply& reply) {
+            auto& st = self->state;
+            st.busy = false;
+            if (!reply.ok) {
+              st.log.warn("syncing the VM with its node class failed",
+                          {{"nodeclaim", st.claim_name}, {"error", reply.error.message}});
+              schedule_retry(self);
+              return;
+            }
+            st.synced_node_class = version;
+            if (!reply.changed.empty()) {
+              std::string what;
+              for (const auto& c : reply.changed) what += (what.empty() ? "" : ",") + c;
+              st.log.info("VM updated in place from its node class",
+                          {{"nodeclaim", st.claim_name}, {"changed", what}});
+            }
+          },
+          [self](caf::error&) {
+            self->state.busy = false;
+            schedule_retry(self);
+          });
+}
+
 // --- timeouts ------------------------------------------------------------------------------------
 
 std::chrono::milliseconds remaining(const claim_state& st, const std::string& since,
@@ -806,7 +847,12 @@ void reconcile(self_ptr self) {
     if (!st.retry_pending) do_initialize(self, *claim);
     return;
   }
-  if (!st.iso_released && !st.retry_pending) release_iso(self, *claim);
+  if (st.retry_pending) return;
+  if (!st.iso_released) {
+    release_iso(self, *claim);
+    return;
+  }
+  sync_with_node_class(self, *claim);
 }
 
 impl_actor::behavior_type claim_behavior(self_ptr self, controller_context ctx, std::string name) {

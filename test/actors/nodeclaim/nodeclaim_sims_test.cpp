@@ -406,6 +406,34 @@ TEST_F(NodeClaimSims, AClaimBecomesAMarkedVmWhoseGuestJoinsAndTheClaimIsInitiali
   EXPECT_EQ(vms_named("default-x7k2p").size(), 1u);
 }
 
+TEST_F(NodeClaimSims, ChangingTheNodeClassTagsUpdatesTheRunningVmInPlace) {
+  start_actors();
+  kubectl({"apply", "-f", "-"}, claim_yaml("default-tagged", "default"));
+  auto initialized = [](const cluster_snapshot& s) {
+    const auto* c = cluster_snapshot::find(s.node_claims, "default-tagged");
+    return c != nullptr && is_true(c->status.conditions, "Initialized");
+  };
+  ASSERT_TRUE(drive(initialized, 90s)) << "the claim never became Initialized";
+  auto vms = vms_named("default-tagged");
+  ASSERT_EQ(vms.size(), 1u);
+
+  kubectl({"patch", "proxmoxnodeclass", "default", "--type=merge", "-p",
+           R"({"spec":{"tags":["gpu-rack","k8s"]}})"});
+  bool updated = false;
+  auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (!updated && std::chrono::steady_clock::now() < deadline) {
+    drive([](const cluster_snapshot&) { return false; }, 1s);
+    auto config = await<proxmox::vm_config>(
+        [&](auto cb) { pve_client_->vm_config(vms[0].node, vms[0].vmid, cb); });
+    ASSERT_TRUE(config.ok()) << config.error().message;
+    const auto& tags = config->tags;
+    updated = std::find(tags.begin(), tags.end(), "gpu-rack") != tags.end() &&
+              std::find(tags.begin(), tags.end(), "karpenter") != tags.end();
+  }
+  EXPECT_TRUE(updated) << "the VM's tags never followed the node class";
+  EXPECT_EQ(vms_named("default-tagged").size(), 1u) << "an in-place update must not replace the VM";
+}
+
 TEST_F(NodeClaimSims, AVmThatNeverJoinsLosesItsClaimAfterTheRegistrationTimeout) {
   // The guests are told an API server address where nothing listens: they never join.
   ctx_.cluster_endpoint = "https://127.0.0.1:9";
