@@ -127,6 +127,7 @@ std::vector<setting_spec> build_table() {
   const std::string ours = "karpenter-proxmox";
   const std::string lifecycle = "Lifecycle timeouts";
   const std::string proxmox = "Proxmox operations";
+  const std::string disruption = "Disruption";
   const std::int64_t int_max = std::numeric_limits<int>::max();
   const std::int64_t i64_max = std::numeric_limits<std::int64_t>::max();
 
@@ -308,6 +309,48 @@ std::vector<setting_spec> build_table() {
   t.push_back(duration_setting(proxmox, "proxmox-inventory-interval", "PROXMOX_INVENTORY_INTERVAL",
                                "How often each region re-reads hosts, VMs and templates.",
                                &settings::proxmox_inventory_interval));
+
+  t.push_back(duration_setting(disruption, "disruption-poll-interval", "DISRUPTION_POLL_INTERVAL",
+                               "How often disruption looks for empty, drifted, expired and "
+                               "underused nodes (Karpenter: 10s).",
+                               &settings::disruption_poll_interval));
+  t.push_back(duration_setting(disruption, "disruption-validation-delay",
+                               "DISRUPTION_VALIDATION_DELAY",
+                               "A disruption decision is re-checked after this before acting "
+                               "(Karpenter: 15s).",
+                               &settings::disruption_validation_delay, true));
+  t.push_back(duration_setting(disruption, "disruption-replacement-timeout",
+                               "DISRUPTION_REPLACEMENT_TIMEOUT",
+                               "Replacement nodes must be initialized within this, or the "
+                               "disruption is abandoned.",
+                               &settings::disruption_replacement_timeout));
+  t.push_back(duration_setting(disruption, "node-repair-toleration", "NODE_REPAIR_TOLERATION",
+                               "With the NodeRepair gate, a node NotReady this long is replaced.",
+                               &settings::node_repair_toleration));
+  t.push_back(bool_setting(disruption, "conservative-scale-down", "CONSERVATIVE_SCALE_DOWN",
+                           "kproximate's scale-down: one node per pass, stabilization, minimum "
+                           "node age and load headroom.",
+                           &settings::conservative_scale_down));
+  t.push_back(duration_setting(disruption, "scale-down-stabilization", "SCALE_DOWN_STABILIZATION",
+                               "Conservative mode: no scale-down while any node is younger "
+                               "(kproximate scaleDownStabilizationMinutes).",
+                               &settings::scale_down_stabilization, true));
+  t.push_back(duration_setting(disruption, "min-node-age", "MIN_NODE_AGE",
+                               "Conservative mode: a node younger than this is never removed "
+                               "(kproximate minNodeAgeMinutes).",
+                               &settings::min_node_age, true));
+  t.push_back(setting_spec{
+      disruption, "load-headroom", "LOAD_HEADROOM", "number",
+      "Conservative mode: requests x (1 + headroom) must stay below what remains (kproximate "
+      "loadHeadroom).",
+      false,
+      [](settings& s, std::string_view text) -> status {
+        auto value = parse_number(text, 0, 10);
+        if (!value) return value.error();
+        s.load_headroom = *value;
+        return {};
+      },
+      [](const settings& s) { return format_number(s.load_headroom); }});
 
   t.push_back(duration_setting(proxmox, "proxmox-clone-timeout", "PROXMOX_CLONE_TIMEOUT",
                                "Wait for a clone task.", &settings::proxmox_clone_timeout));

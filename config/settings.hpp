@@ -85,6 +85,17 @@ struct settings {
   duration leader_election_retry_period = 2s;
   duration proxmox_inventory_interval = 1min;  // how often each region re-reads Proxmox
 
+  // --- disruption (Karpenter's fixed values, settings here so tests and operators can tune) ----
+  duration disruption_poll_interval = 10s;          // one disruption pass per interval
+  duration disruption_validation_delay = 15s;       // a command is re-checked after this
+  duration disruption_replacement_timeout = 10min;  // replacements must be Initialized by then
+  duration node_repair_toleration = 30min;  // NotReady this long -> repaired (NodeRepair gate)
+  // kproximate's conservative scale-down (docs/disruption.md): off = Karpenter's behaviour.
+  bool conservative_scale_down = false;
+  duration scale_down_stabilization = 5min;  // kproximate scaleDownStabilizationMinutes
+  duration min_node_age = 10min;             // kproximate minNodeAgeMinutes
+  double load_headroom = 0.2;                // kproximate loadHeadroom
+
   // --- Proxmox task waits per operation, and per-region concurrency ---------------------------
   duration proxmox_clone_timeout = 5min;
   duration proxmox_config_timeout = 5min;

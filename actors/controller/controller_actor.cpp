@@ -112,6 +112,25 @@ result<std::vector<instance_types::instance_type>> load_instance_types(const con
   return types;
 }
 
+disruption::disruption_options disruption_options_from(const controller_context& ctx) {
+  using std::chrono::duration_cast;
+  const auto& s = ctx.settings;
+  disruption::disruption_options o;
+  o.period = duration_cast<std::chrono::milliseconds>(s.disruption_poll_interval);
+  o.validation_delay = duration_cast<std::chrono::milliseconds>(s.disruption_validation_delay);
+  o.replacement_timeout =
+      duration_cast<std::chrono::milliseconds>(s.disruption_replacement_timeout);
+  o.repair_toleration = duration_cast<std::chrono::seconds>(s.node_repair_toleration);
+  if (s.conservative_scale_down) {
+    kp::disruption::conservative_settings c;
+    c.stabilization = duration_cast<std::chrono::seconds>(s.scale_down_stabilization);
+    c.min_node_age = duration_cast<std::chrono::seconds>(s.min_node_age);
+    c.load_headroom = s.load_headroom;
+    o.conservative = c;
+  }
+  return o;
+}
+
 void stop_writers(self_ptr self) {
   for (auto& w : self->state.children->writers) {
     self->demonitor(w);
@@ -143,7 +162,7 @@ void start_writers(self_ptr self) {
   readers.push_back(untyped(nodepool_status::spawn_nodepool_status(sys, ctx)));
   readers.push_back(untyped(spawn_termination(sys, ctx)));
   readers.push_back(untyped(spawn_garbage_collector(sys, ctx)));
-  readers.push_back(untyped(disruption::spawn_disruption(sys, ctx)));
+  readers.push_back(untyped(disruption::spawn_disruption(sys, ctx, disruption_options_from(ctx))));
   readers.push_back(untyped(kproximate_gauges::spawn_kproximate_gauges(sys, ctx)));
   readers.push_back(untyped(template_manager::spawn_template_manager(sys, ctx, st.in.proxmox)));
   for (auto& r : readers) {
