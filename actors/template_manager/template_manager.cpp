@@ -768,8 +768,12 @@ impl_actor::behavior_type manager_behavior(
       [self](protocol::snapshot_ptr snapshot) {
         // Before every informer listed once, a missing object proves nothing.
         if (!snapshot || !snapshot->synced) return;
+        // Proxmox is read again only when the ProxmoxTemplates changed (or on the timer): a
+        // burst of pods publishes a snapshot every few milliseconds.
+        const bool templates_changed =
+            !self->state.snapshot || self->state.snapshot->templates != snapshot->templates;
         self->state.snapshot = std::move(snapshot);
-        run(self);
+        if (templates_changed) run(self);
       },
       [self](resume_atom, continuation& c) { c.run(); },
       [self, period](tick_atom) {
