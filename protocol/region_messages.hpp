@@ -27,7 +27,8 @@ using refresh_atom = caf::atom_constant<caf::atom("refresh")>;
 
 // Error codes in replies: "no_capacity" (message: the placement reason per host),
 // "template_missing", "proxmox" (message: the Proxmox error code and text), "invalid_request",
-// "template_error" (render_iso failed), "not_found" (sync_vm: no such VM). The simple IPAM's
+// "template_error" (render_iso or render_join failed), "not_found" (sync_vm: no such VM),
+// "join_failed" (the guest agent never answered, or the join command failed). The simple IPAM's
 // failures at launch are "no_capacity" (subnet exhausted) or "invalid_request".
 struct region_error {
   std::string code;
@@ -101,6 +102,19 @@ struct launch_request {
   std::function<kp::result<std::string>(const std::string& region, const std::string& zone,
                                         std::uint32_t vmid, const std::vector<vm_nic>& nics)>
       render_iso_network;
+  // Join through the QEMU guest agent (kproximate's kpQemuExecJoin): when set, after the start
+  // the region polls agent/ping until the guest answers (PROXMOX_START_TIMEOUT, the task poll
+  // intervals), renders the command for the chosen host and VMID and runs it with agent/exec as
+  // `bash -c <command>`, waiting for exec-status to report exit code 0. Any failure fails the
+  // launch with code "join_failed" and the VM is removed. Render errors: "template_error". The
+  // command holds the bootstrap token: it is never logged nor put in an error. Local messages
+  // only, like render_iso.
+  std::function<kp::result<std::string>(const std::string& region, const std::string& zone,
+                                        std::uint32_t vmid)>
+      render_join;
+  // SSH public keys for Proxmox's cloud-init `sshkeys` option in the config call (one per
+  // line, URL-encoded as Proxmox stores it). Empty: the template's stay.
+  std::vector<std::string> ssh_keys;
 };
 
 template <class Inspector>
@@ -108,7 +122,7 @@ typename Inspector::result_type inspect(Inspector& f, launch_request& x) {
   return f(caf::meta::type_name("launch_request"), x.nodeclaim, x.nodepool, x.cluster_name,
            x.instance_type, x.vcpus, x.memory_mib, x.disk_gib, x.zones, x.excluded_zones,
            x.template_name, x.strategy, x.min_free_cpu, x.min_free_memory_mib, x.static_cpu_policy,
-           x.tags, x.iso, x.security_groups, x.resource_pool);
+           x.tags, x.iso, x.security_groups, x.resource_pool, x.ssh_keys);
 }
 
 struct launch_reply {
@@ -121,12 +135,16 @@ struct launch_reply {
   bool adopted = false;     // the VM existed already (same NodeClaim, our mark)
   std::string affinity;     // host CPUs under the static policy ("" otherwise)
   std::string ipconfig0;    // the VM's ipconfig0 (the simple IPAM's "ip=10.0.0.7/24,gw=..."), or ""
+  // Guest agent requests of a render_join launch (ping, exec, exec-status), counted apart from
+  // the creation calls; 0 without a join command.
+  std::uint32_t agent_requests = 0;
+  bool joined_by_agent = false;  // the join command ran and exited 0
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, launch_reply& x) {
   return f(caf::meta::type_name("launch_reply"), x.ok, x.error, x.region, x.zone, x.vmid,
-           x.provider_id, x.adopted, x.affinity, x.ipconfig0);
+           x.provider_id, x.adopted, x.affinity, x.ipconfig0, x.agent_requests, x.joined_by_agent);
 }
 
 // Either vmid (non-zero) or nodeclaim names the VM.

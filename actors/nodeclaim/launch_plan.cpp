@@ -4,6 +4,7 @@
 #include <charconv>
 #include <limits>
 
+#include "actors/nodeclaim/agent_join.hpp"
 #include "core/cloudinit/nocloud_iso.hpp"
 #include "core/model/quantity.hpp"
 
@@ -120,6 +121,8 @@ status apply_node_class(protocol::launch_request& request,
   if (spec.min_free_cpu && *spec.min_free_cpu < 0) {
     return invalid("minFreeCPU", std::to_string(*spec.min_free_cpu));
   }
+  // metadataOptions.type/joinCommand, nodeLabels, sshKeys (kproximate's model).
+  if (auto k = validate_kproximate_fields(node_class); !k) return k;
   if (!spec.zone_balance.empty()) request.strategy = spec.zone_balance;
   for (const auto& z : spec.excluded_zones) {
     if (!contains(request.excluded_zones, z)) request.excluded_zones.push_back(z);
@@ -130,6 +133,9 @@ status apply_node_class(protocol::launch_request& request,
   request.tags = spec.tags;
   request.security_groups = security_groups_of(node_class);
   request.resource_pool = spec.resource_pool;
+  // With cdrom the keys go into the user-data (the actor adds them to the values); otherwise
+  // Proxmox's own cloud-init drive gets them through the config call.
+  request.ssh_keys = spec.metadata.type == "cdrom" ? std::vector<std::string>{} : spec.ssh_keys;
   return {};
 }
 

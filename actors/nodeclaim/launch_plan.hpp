@@ -108,7 +108,8 @@ void attach_iso(protocol::launch_request& request, std::shared_ptr<const iso_pla
 // The node class's part of a launch request: placement strategy (zoneBalance), excluded zones,
 // minFreeCPU/minFreeMemory, the boot disk size (bootDevice.size, "30G"/"30Gi" = 30 GiB, T/Ti =
 // 1024 GiB, as Proxmox sizes disks), tags, securityGroups (interface defaults to net0) and
-// resourcePool. The claim's own zone limits (zones_for) are not touched. Errors
+// resourcePool, sshKeys (for Proxmox's `sshkeys` unless the type is cdrom) and the checks of
+// validate_kproximate_fields. The claim's own zone limits (zones_for) are not touched. Errors
 // ("invalid_node_class") name the field and the value; the request is then unchanged.
 status apply_node_class(protocol::launch_request& request,
                         const kube::proxmox_node_class& node_class);

@@ -16,6 +16,7 @@
 
 #include "actors/backoff.hpp"
 #include "actors/continuation.hpp"
+#include "actors/nodeclaim/agent_join.hpp"
 #include "actors/nodeclaim/claim_conditions.hpp"
 #include "actors/nodeclaim/launch_plan.hpp"
 #include "actors/nodeclaim/node_sync.hpp"
@@ -233,6 +234,8 @@ std::string reason_for(const std::string& code) {
   if (code == "region_missing") return "RegionNotFound";
   if (code == "proxmox") return "ProxmoxError";
   if (code == "invalid_request") return "InvalidRequest";
+  if (code == "invalid_node_class") return "InvalidNodeClass";
+  if (code == "join_failed") return "JoinFailed";
   return "LaunchFailed";
 }
 
@@ -462,6 +465,9 @@ void launch(self_ptr self, const kube::node_claim& claim) {
                                 st.ctx.cluster_ca_pem, st.ctx.kubernetes_version));
               plan->sources = files->sources;
               plan->inputs.values = files->values;
+              if (nc.spec.metadata.type == "cdrom") {
+                add_ssh_keys_to_values(plan->inputs.values, nc.spec.ssh_keys);
+              }
               // A template that cannot render fails here, before a VM is cloned to be removed.
               if (nc.spec.metadata.type == "cdrom") {
                 if (auto trial = render_iso(*plan, region, "zone", 1); !trial) {
@@ -490,6 +496,19 @@ void launch(self_ptr self, const kube::node_claim& claim) {
                 return;
               }
               if (nc.spec.metadata.type == "cdrom") attach_iso(req, plan);
+              if (nc.spec.metadata.type == "guestAgent") {
+                // kproximate's kpQemuExecJoin: no ISO; the region runs the rendered command
+                // through the guest agent once the VM answers.
+                auto join = std::make_shared<join_plan>(
+                    make_join_plan(claim, nc, type.name, type.family, token,
+                                   st.ctx.cluster_endpoint, st.ctx.cluster_ca_pem, files->values));
+                if (auto trial = render_join(*join, region, "zone", 1); !trial) {
+                  st.busy = false;
+                  create_failed(self, claim, started, "template_error", trial.error().message);
+                  return;
+                }
+                attach_join(req, join);
+              }
               auto target = st.ctx.regions.at(region);
               self->request(target, caf::infinite, protocol::launch_atom::value, std::move(req))
                   .then(
@@ -510,10 +529,12 @@ void launch(self_ptr self, const kube::node_claim& claim) {
                           return;
                         }
                         observe_create(st, seconds, "");
-                        st.log.info("launched", {{"nodeclaim", claim.metadata.name},
-                                                 {"providerID", reply.provider_id},
-                                                 {"zone", reply.zone},
-                                                 {"instance-type", type.name}});
+                        st.log.info("launched",
+                                    {{"nodeclaim", claim.metadata.name},
+                                     {"providerID", reply.provider_id},
+                                     {"zone", reply.zone},
+                                     {"instance-type", type.name},
+                                     {"agent-requests", std::to_string(reply.agent_requests)}});
                         st.launched = launched_vm{claim.metadata.uid, reply, type, template_name,
                                                   nc.metadata.name};
                         record_launch(self, claim);
@@ -593,9 +614,26 @@ void do_register(self_ptr self, const kube::node_claim& claim) {
     return;
   }
   std::string node_name = nodes.front()->metadata.name;
+  // The node class's nodeLabels rendered for the claim's host (kproximate applies its
+  // kpNodeLabels once the node is there): only those the Node lacks are written.
+  std::optional<kube::proxmox_node_class> nc;
+  if (const auto* found = protocol::cluster_snapshot::find(st.snapshot->node_classes,
+                                                           claim.spec.node_class_ref.name)) {
+    nc = *found;
+  }
   st.busy = true;
   st.ctx.kube->update_with_retry<kube::node>(
-      {"", node_name}, [claim](kube::node& n) { return sync_registered_node(n, claim); },
+      {"", node_name},
+      [claim, nc](kube::node& n) {
+        bool changed = sync_registered_node(n, claim);
+        if (nc) {
+          for (const auto& [k, v] : node_labels_to_apply(n, claim, *nc)) {
+            n.metadata.labels[k] = v;
+            changed = true;
+          }
+        }
+        return changed;
+      },
       in_actor<kube::node>(self, [self, claim, node_name](result<kube::node> r) {
         auto& st = self->state;
         if (!r) {

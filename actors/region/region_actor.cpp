@@ -18,6 +18,7 @@
 #include "actors/credit_window.hpp"
 #include "actors/region/inventory.hpp"
 #include "actors/region/ownership_mark.hpp"
+#include "actors/region/redact.hpp"
 #include "actors/region/vmid_allocator.hpp"
 #include "core/ipam/simple_ipam.hpp"
 #include "core/placement/place_vm.hpp"
@@ -73,6 +74,16 @@ struct launch_op {
   std::string ipconfig0;     // from the simple IPAM, written in the config call
   std::string ip_address;    // the IPv4 address held in the IPAM ("" when none)
   std::vector<vm_nic> nics;  // the template's NICs with our MACs and addresses
+  // Join through the guest agent (req.render_join): the rendered command (holds the bootstrap
+  // token: never logged), the deadline and next poll interval, the exec's pid, the last agent
+  // error and how many agent requests were made.
+  std::string join_command;
+  caf::actor_clock::time_point agent_deadline;
+  std::chrono::milliseconds agent_interval{0};
+  int agent_pid = 0;
+  std::string agent_error;
+  std::uint32_t agent_requests = 0;
+  bool joined_by_agent = false;
 };
 
 struct region_state {
@@ -680,6 +691,8 @@ std::vector<std::string> normalised_tags(const std::vector<std::string>& wanted)
 }
 
 void start_vm(self_ptr self, std::shared_ptr<launch_op> op);
+void record_started(self_ptr self, std::shared_ptr<launch_op> op);
+void join_by_agent(self_ptr self, std::shared_ptr<launch_op> op);
 void configure(self_ptr self, std::shared_ptr<launch_op> op);
 void clone(self_ptr self, std::shared_ptr<launch_op> op);
 
@@ -715,49 +728,209 @@ void start_vm(self_ptr self, std::shared_ptr<launch_op> op) {
             r ? result<std::optional<proxmox::upid>>(std::optional<proxmox::upid>(*r))
               : result<std::optional<proxmox::upid>>(r.error());
         then_wait(self, op, "start", std::move(task), self->state.cfg.start_wait, [self, op] {
-          auto& st = self->state;
-          // The VM as we made it, so placement and adoption see it before the next refresh.
-          vm_record vm;
-          vm.vmid = op->vmid;
-          vm.node = op->host;
-          vm.name = op->req.nodeclaim;
-          vm.status = "running";
-          vm.synthetic = true;
-          vm.epoch = ++st.epoch;
-          proxmox::vm_config c;
-          if (!op->iso_volid.empty()) c.drives["ide2"] = proxmox::cdrom_drive(op->iso_volid);
-          c.name = op->req.nodeclaim;
-          ownership_mark mark{st.cfg.cluster_name, op->req.nodeclaim, op->req.nodepool, ""};
-          if (op->pinning && !st.cfg.can_set_affinity)
-            mark.affinity = op->pinning->cpus.to_string();
-          c.description = format_ownership_mark(mark);
-          c.cores = static_cast<unsigned>(op->req.vcpus);
-          c.sockets = 1;
-          c.memory_mib = op->req.memory_mib;
-          c.tags = normalised_tags(op->req.tags);
-          if (!op->ipconfig0.empty()) c.ipconfigs[0] = op->ipconfig0;
-          vm.pool = op->req.resource_pool;
-          if (op->pinning) {
-            std::vector<unsigned> cpus;
-            for (int cpu : op->pinning->cpus.members()) cpus.push_back(static_cast<unsigned>(cpu));
-            if (st.cfg.can_set_affinity) c.affinity = cpus;
+          if (op->req.render_join) {
+            join_by_agent(self, op);
+            return;
           }
-          vm.config = std::move(c);
-          st.vms[op->vmid] = std::move(vm);
-          st.ids.release(op->vmid, true);
-          st.reserved.erase(op->vmid);
-          launch_reply reply;
-          reply.ok = true;
-          reply.region = st.cfg.region;
-          reply.zone = op->host;
-          reply.vmid = op->vmid;
-          reply.provider_id = provider_id(st, op->vmid);
-          if (op->pinning) reply.affinity = op->pinning->cpus.to_string();
-          reply.ipconfig0 = op->ipconfig0;
-          finish_launch(self, op, std::move(reply));
-          refresh(self);
+          record_started(self, op);
         });
       }));
+}
+
+// The VM as we made it, so placement and adoption see it before the next refresh; then the
+// launch's reply.
+void record_started(self_ptr self, std::shared_ptr<launch_op> op) {
+  auto& st = self->state;
+  vm_record vm;
+  vm.vmid = op->vmid;
+  vm.node = op->host;
+  vm.name = op->req.nodeclaim;
+  vm.status = "running";
+  vm.synthetic = true;
+  vm.epoch = ++st.epoch;
+  proxmox::vm_config c;
+  if (!op->iso_volid.empty()) c.drives["ide2"] = proxmox::cdrom_drive(op->iso_volid);
+  c.name = op->req.nodeclaim;
+  ownership_mark mark{st.cfg.cluster_name, op->req.nodeclaim, op->req.nodepool, ""};
+  if (op->pinning && !st.cfg.can_set_affinity) mark.affinity = op->pinning->cpus.to_string();
+  c.description = format_ownership_mark(mark);
+  c.cores = static_cast<unsigned>(op->req.vcpus);
+  c.sockets = 1;
+  c.memory_mib = op->req.memory_mib;
+  c.tags = normalised_tags(op->req.tags);
+  if (!op->ipconfig0.empty()) c.ipconfigs[0] = op->ipconfig0;
+  vm.pool = op->req.resource_pool;
+  if (op->pinning) {
+    std::vector<unsigned> cpus;
+    for (int cpu : op->pinning->cpus.members()) cpus.push_back(static_cast<unsigned>(cpu));
+    if (st.cfg.can_set_affinity) c.affinity = cpus;
+  }
+  vm.config = std::move(c);
+  st.vms[op->vmid] = std::move(vm);
+  st.ids.release(op->vmid, true);
+  st.reserved.erase(op->vmid);
+  launch_reply reply;
+  reply.ok = true;
+  reply.region = st.cfg.region;
+  reply.zone = op->host;
+  reply.vmid = op->vmid;
+  reply.provider_id = provider_id(st, op->vmid);
+  if (op->pinning) reply.affinity = op->pinning->cpus.to_string();
+  reply.ipconfig0 = op->ipconfig0;
+  reply.agent_requests = op->agent_requests;
+  reply.joined_by_agent = op->joined_by_agent;
+  finish_launch(self, op, std::move(reply));
+  refresh(self);
+}
+
+// --- joining through the QEMU guest agent (kproximate's kpQemuExecJoin) ------------------------
+
+proxmox::task_wait_options agent_wait_of(const region_state& st) {
+  return st.cfg.agent_wait.value_or(st.cfg.start_wait);
+}
+
+// The command and its output may hold the bootstrap token (redact.hpp).
+std::string scrubbed(const launch_op& op, std::string text) {
+  return redact_join_text(std::move(text), op.join_command);
+}
+
+void fail_join(self_ptr self, const std::shared_ptr<launch_op>& op, std::string message) {
+  op->join_command.clear();
+  fail_launch(self, op, {"join_failed", std::move(message)});
+}
+
+// Runs `next` after the current poll interval, then grows the interval as the task waits do.
+void after_agent_interval(self_ptr self, const std::shared_ptr<launch_op>& op,
+                          std::function<void()> next) {
+  auto wait = agent_wait_of(self->state);
+  auto delay = op->agent_interval;
+  auto grown = std::chrono::milliseconds(
+      static_cast<std::int64_t>(static_cast<double>(delay.count()) * wait.multiplier));
+  op->agent_interval = std::min(std::max(grown, delay), wait.max_interval);
+  auto left = op->agent_deadline - self->clock().now();
+  if (left < delay) delay = std::chrono::duration_cast<std::chrono::milliseconds>(left);
+  if (delay.count() < 0) delay = std::chrono::milliseconds(0);
+  self->delayed_send(self, delay, resume_atom::value, continuation{std::move(next)});
+}
+
+bool agent_time_left(self_ptr self, const launch_op& op) {
+  return self->clock().now() < op.agent_deadline;
+}
+
+std::string vm_words(const launch_op& op) {
+  return "VM " + std::to_string(op.vmid) + " on " + op.host;
+}
+
+void agent_exec_status(self_ptr self, std::shared_ptr<launch_op> op) {
+  auto& st = self->state;
+  ++op->agent_requests;
+  st.api->agent_exec_status(
+      op->host, op->vmid, op->agent_pid,
+      bounce<proxmox::agent_exec_status>(self, [self, op](result<proxmox::agent_exec_status> r) {
+        auto timeout_s =
+            std::chrono::duration_cast<std::chrono::seconds>(agent_wait_of(self->state).timeout)
+                .count();
+        if (r && r->exited) {
+          int code = r->exitcode.value_or(r->signal ? 128 + *r->signal : -1);
+          if (code == 0) {
+            op->joined_by_agent = true;
+            op->join_command.clear();
+            self->state.log.info(
+                "joined through the guest agent",
+                {{"nodeclaim", op->req.nodeclaim}, {"vmid", std::to_string(op->vmid)}});
+            record_started(self, op);
+            return;
+          }
+          auto output = r->err_data.empty() ? r->out_data : r->err_data;
+          while (!output.empty() && (output.back() == '\n' || output.back() == '\r'))
+            output.pop_back();
+          fail_join(self, op,
+                    scrubbed(*op, "the join command on " + vm_words(*op) + " exited with code " +
+                                      std::to_string(code) +
+                                      (output.empty() ? std::string() : ": " + output)));
+          return;
+        }
+        if (!r) op->agent_error = r.error().message;
+        if (!agent_time_left(self, *op)) {
+          fail_join(
+              self, op,
+              scrubbed(*op, "the join command on " + vm_words(*op) + " did not finish within " +
+                                std::to_string(timeout_s) + "s" +
+                                (r ? std::string() : " (last error: " + op->agent_error + ")")));
+          return;
+        }
+        after_agent_interval(self, op, [self, op] { agent_exec_status(self, op); });
+      }));
+}
+
+void agent_exec(self_ptr self, std::shared_ptr<launch_op> op) {
+  auto& st = self->state;
+  ++op->agent_requests;
+  // kproximate's form: the command is one argument of bash -c, so it may be a whole script.
+  st.api->agent_exec(op->host, op->vmid, {"bash", "-c", op->join_command}, "",
+                     bounce<int>(self, [self, op](result<int> pid) {
+                       if (!pid) {
+                         fail_join(
+                             self, op,
+                             scrubbed(*op, "agent/exec of the join command on " + vm_words(*op) +
+                                               " failed: " + pid.error().message));
+                         return;
+                       }
+                       op->agent_pid = *pid;
+                       op->agent_interval = agent_wait_of(self->state).initial_interval;
+                       agent_exec_status(self, op);
+                     }));
+}
+
+void agent_ping(self_ptr self, std::shared_ptr<launch_op> op) {
+  auto& st = self->state;
+  ++op->agent_requests;
+  st.api->agent_ping(
+      op->host, op->vmid,
+      resume_in<status>(caf::actor_cast<impl_actor>(self), [self, op](status s) {
+        if (s) {
+          agent_exec(self, op);
+          return;
+        }
+        op->agent_error = s.error().message;
+        // A template without `agent: 1` never gets an agent: no use waiting.
+        if (op->agent_error.find("No QEMU guest agent configured") != std::string::npos) {
+          fail_join(
+              self, op,
+              vm_words(*op) + " has no QEMU guest agent configured (the template needs agent: 1)");
+          return;
+        }
+        if (!agent_time_left(self, *op)) {
+          auto timeout_s =
+              std::chrono::duration_cast<std::chrono::seconds>(agent_wait_of(self->state).timeout)
+                  .count();
+          fail_join(self, op,
+                    scrubbed(*op, "the QEMU guest agent of " + vm_words(*op) +
+                                      " did not answer within " + std::to_string(timeout_s) +
+                                      "s (last error: " + op->agent_error + ")"));
+          return;
+        }
+        after_agent_interval(self, op, [self, op] { agent_ping(self, op); });
+      }));
+}
+
+// Renders the join command for the chosen host and VMID, then waits for the agent and runs it.
+void join_by_agent(self_ptr self, std::shared_ptr<launch_op> op) {
+  auto& st = self->state;
+  auto command = op->req.render_join(st.cfg.region, op->host, op->vmid);
+  if (!command) {
+    fail_launch(self, op, {"template_error", command.error().message});
+    return;
+  }
+  if (command->empty()) {
+    fail_launch(self, op, {"template_error", "the join command rendered empty"});
+    return;
+  }
+  op->join_command = std::move(*command);
+  auto wait = agent_wait_of(st);
+  op->agent_deadline = self->clock().now() + wait.timeout;
+  op->agent_interval = wait.initial_interval;
+  agent_ping(self, op);
 }
 
 // Security groups at launch (kpp.md 8, without the Go provider's useless GET of the options):
@@ -849,6 +1022,12 @@ void configure(self_ptr self, std::shared_ptr<launch_op> op) {
     }
   }
   if (!op->ipconfig0.empty()) u.ipconfigs[0] = op->ipconfig0;
+  if (!req.ssh_keys.empty()) {
+    // Proxmox's cloud-init drive takes one key per line (the client URL-encodes them).
+    std::string keys;
+    for (const auto& k : req.ssh_keys) keys += (keys.empty() ? "" : "\n") + k;
+    u.sshkeys = keys;
+  }
   if (!op->iso_volid.empty()) u.drives["ide2"] = proxmox::cdrom_drive(op->iso_volid);
   if (op->pinning) {
     u.numa = true;

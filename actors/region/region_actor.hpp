@@ -31,6 +31,9 @@ struct region_settings {
   std::chrono::seconds vmid_quarantine{std::chrono::minutes(5)};
   proxmox::task_wait_options clone_wait;  // clone, config, delete
   proxmox::task_wait_options start_wait;  // start and stop
+  // The guest agent wait of a join command (ping until it answers, then exec-status until the
+  // command exits): its timeout and poll intervals. Nothing: start_wait's.
+  std::optional<proxmox::task_wait_options> agent_wait;
   // Root (ticket) credentials may set the root-only `affinity`; a token writes the plan into
   // the description instead.
   bool can_set_affinity = false;

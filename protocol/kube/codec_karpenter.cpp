@@ -135,6 +135,7 @@ void fields(IO& io, metadata_options& v) {
   io("type", v.type);
   io("templatesRef", v.templates_ref);
   io("valuesRef", v.values_ref);
+  io("joinCommand", v.join_command);
 }
 
 template <class IO>
@@ -159,6 +160,8 @@ void fields(IO& io, proxmox_node_class_spec& v) {
   io("metadataOptions", v.metadata);
   io("securityGroups", v.security_groups);
   io("resourcePool", v.resource_pool);
+  io("nodeLabels", v.node_labels);
+  io("sshKeys", v.ssh_keys);
 }
 
 template <class IO>

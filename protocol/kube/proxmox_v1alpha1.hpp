@@ -2,6 +2,7 @@
 // karpenter.proxmox.sinextra.dev/v1alpha1: ProxmoxNodeClass, ProxmoxTemplate and
 // ProxmoxUnmanagedTemplate, as chart/karpenter-proxmox/crds/ defines them.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,9 +42,12 @@ struct boot_device {
 };
 
 struct metadata_options {
-  std::string type;  // none, cdrom
+  std::string type;  // none, cdrom, guestAgent
   std::optional<secret_reference> templates_ref;
   std::optional<secret_reference> values_ref;
+  // guestAgent: a Go template run as `bash -c <command>` through the QEMU guest agent once the
+  // VM answers (kproximate's kpJoinCommand with kpQemuExecJoin). "" = the built-in kube-join form.
+  std::string join_command;
   friend bool operator==(const metadata_options&, const metadata_options&) = default;
 };
 
@@ -68,6 +72,12 @@ struct proxmox_node_class_spec {
   metadata_options metadata;  // metadataOptions
   std::vector<security_group> security_groups;
   std::string resource_pool;
+  // kproximate's kpNodeLabels: values are Go templates with .TargetHost (the Proxmox host),
+  // .NodeName and .Region, rendered once the host is chosen and put on the Node.
+  std::map<std::string, std::string> node_labels;
+  // Public keys for the VM's default user (kproximate's sshKey): in the cloud-init user-data with
+  // cdrom, else Proxmox's own `sshkeys` option.
+  std::vector<std::string> ssh_keys;
   friend bool operator==(const proxmox_node_class_spec&, const proxmox_node_class_spec&) = default;
 };
 

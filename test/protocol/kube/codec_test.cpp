@@ -306,6 +306,34 @@ TEST(KubeCodec, placementStrategyCarriesExcludedZonesAndMinimumFreeRoom) {
       << bad.error().message;
 }
 
+TEST(KubeCodec, kproximateFieldsOfANodeClassRoundTrip) {
+  auto nc = decode<proxmox_node_class>(R"({"metadata": {"name": "kp"}, "spec": {
+      "instanceTemplateRef": {"kind": "ProxmoxUnmanagedTemplate", "name": "k8s"},
+      "metadataOptions": {"type": "guestAgent", "joinCommand": "kube-join server={{ .Kubernetes.Endpoint }}"},
+      "nodeLabels": {"kp-host": "{{ .TargetHost }}", "example.com/pool": "kp"},
+      "sshKeys": ["ssh-ed25519 AAAA me@laptop"]}})");
+  ASSERT_TRUE(nc.ok()) << nc.error().message;
+  EXPECT_EQ(nc->spec.metadata.type, "guestAgent");
+  EXPECT_EQ(nc->spec.metadata.join_command, "kube-join server={{ .Kubernetes.Endpoint }}");
+  EXPECT_EQ(nc->spec.node_labels.at("kp-host"), "{{ .TargetHost }}");
+  EXPECT_EQ(nc->spec.node_labels.at("example.com/pool"), "kp");
+  EXPECT_EQ(nc->spec.ssh_keys, std::vector<std::string>{"ssh-ed25519 AAAA me@laptop"});
+  auto again = decode<proxmox_node_class>(encode(*nc));
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->spec, nc->spec);
+  auto bad = decode<proxmox_node_class>(R"({"spec": {
+      "instanceTemplateRef": {"kind": "ProxmoxUnmanagedTemplate", "name": "k8s"},
+      "nodeLabels": {"kp-host": 7}}})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("spec.nodeLabels"), std::string::npos) << bad.error().message;
+  auto bad_keys = decode<proxmox_node_class>(R"({"spec": {
+      "instanceTemplateRef": {"kind": "ProxmoxUnmanagedTemplate", "name": "k8s"},
+      "sshKeys": "ssh-ed25519 AAAA"}})");
+  ASSERT_FALSE(bad_keys.ok());
+  EXPECT_NE(bad_keys.error().message.find("spec.sshKeys"), std::string::npos)
+      << bad_keys.error().message;
+}
+
 TEST(KubeCodec, clusterObjectsDecode) {
   auto pdb = decode<pod_disruption_budget>(R"({"metadata": {"name": "web", "namespace": "default"},
       "spec": {"minAvailable": "50%", "selector": {"matchLabels": {"app": "web"}}},

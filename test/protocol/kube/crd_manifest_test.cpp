@@ -248,4 +248,27 @@ spec:
   EXPECT_NE(validate(bad_disk, nc, "").find("bootDevice.size"), std::string::npos);
 }
 
+TEST(CrdManifests, theNodeClassTakesKproximatesFieldsAndRefusesBadOnesNamingThem) {
+  const auto crds = load_crds();
+  const auto& nc = crds.at("karpenter.proxmox.sinextra.dev/v1alpha1/ProxmoxNodeClass").schema;
+  auto good = YAML::Load(R"(
+spec:
+  instanceTemplateRef: {kind: ProxmoxUnmanagedTemplate, name: t}
+  metadataOptions: {type: guestAgent, joinCommand: "kube-join server={{ .Kubernetes.Endpoint }}"}
+  nodeLabels: {kp-host: "{{ .TargetHost }}"}
+  sshKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG me@laptop", "ecdsa-sha2-nistp256 AAAAE2V= x"]
+)");
+  EXPECT_EQ(validate(good, nc, ""), "");
+  auto bad_type = YAML::Load(
+      "spec: {instanceTemplateRef: {kind: ProxmoxTemplate, name: t}, metadataOptions: {type: "
+      "qemu}}\n");
+  EXPECT_NE(validate(bad_type, nc, "").find("metadataOptions.type"), std::string::npos);
+  auto bad_key = YAML::Load(
+      "spec: {instanceTemplateRef: {kind: ProxmoxTemplate, name: t}, sshKeys: [\"AAAA me\"]}\n");
+  EXPECT_NE(validate(bad_key, nc, "").find("sshKeys"), std::string::npos);
+  auto bad_label = YAML::Load(
+      "spec: {instanceTemplateRef: {kind: ProxmoxTemplate, name: t}, nodeLabels: {a: [1]}}\n");
+  EXPECT_NE(validate(bad_label, nc, "").find("nodeLabels"), std::string::npos);
+}
+
 }  // namespace
