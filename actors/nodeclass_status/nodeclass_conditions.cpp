@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "actors/nodeclaim/agent_join.hpp"
 #include "core/cloudinit/render_cloud_init.hpp"
 
 namespace kp::actors::nodeclass_status {
@@ -130,6 +131,16 @@ cloudinit::cloud_init_inputs sample_inputs(const kube::proxmox_node_class& nc) {
 kube::condition metadata_condition(const kube::proxmox_node_class& nc, const secret_map& secrets,
                                    const std::string& system_namespace) {
   const auto& md = nc.spec.metadata;
+  // kproximate's fields (join command, nodeLabels, sshKeys) are checked before any VM exists.
+  if (auto valid = nodeclaim::validate_kproximate_fields(nc); !valid) {
+    return make(metadata_type, "False", "InvalidNodeClass", valid.error().message);
+  }
+  if (md.type == "guestAgent") {
+    return make(metadata_type, "True", "GuestAgentJoin",
+                md.join_command.empty()
+                    ? "nodes join through the QEMU guest agent with the built-in kube-join command"
+                    : "nodes join through the QEMU guest agent with metadataOptions.joinCommand");
+  }
   if (md.type != "cdrom") {
     return make(metadata_type, "True", "MetadataNone",
                 "metadataOptions type " + (md.type.empty() ? std::string("none") : md.type) +

@@ -53,6 +53,23 @@ TEST(NodeClassConditions, ATemplateOnAnOnlineHostMakesTheClassReady) {
   EXPECT_EQ(v.ready.status, "True");
 }
 
+TEST(NodeClassConditions, AGuestAgentClassIsReadyAndABadNodeLabelTemplateIsNamed) {
+  auto nc = node_class();
+  nc.spec.metadata.type = "guestAgent";
+  auto v = evaluate_node_class(nc, snapshot("k8s-template"), inventory(), {}, "kube-system");
+  EXPECT_EQ(v.metadata_ready.status, "True");
+  EXPECT_EQ(v.metadata_ready.reason, "GuestAgentJoin");
+  EXPECT_EQ(v.ready.status, "True");
+
+  nc.spec.node_labels["kp-host"] = "{{ .TargetHost";
+  v = evaluate_node_class(nc, snapshot("k8s-template"), inventory(), {}, "kube-system");
+  EXPECT_EQ(v.metadata_ready.status, "False");
+  EXPECT_EQ(v.metadata_ready.reason, "InvalidNodeClass");
+  EXPECT_NE(v.metadata_ready.message.find("nodeLabels[\"kp-host\"]"), std::string::npos)
+      << v.metadata_ready.message;
+  EXPECT_EQ(v.ready.status, "False");
+}
+
 TEST(NodeClassConditions, AMisspelledTemplateSaysWhatTheHostsHave) {
   auto v =
       evaluate_node_class(node_class(), snapshot("k8s-templat"), inventory(), {}, "kube-system");
