@@ -33,6 +33,7 @@ struct created_claim {
   std::int64_t sent_ms = 0;
   int attempts = 1;
   bool confirmed = false;  // the API server accepted it
+  bool seen = false;       // a snapshot has shown it (it may be deleted again before a batch)
 };
 
 struct provisioner_state {
@@ -170,7 +171,8 @@ void reconcile(provisioner_state& st, const controller_context& ctx) {
   for (auto it = st.created.begin(); it != st.created.end();) {
     // Kept until the create is answered even if the informer was faster: the answer still
     // counts the metric and sends the Nominated events.
-    const bool seen = protocol::cluster_snapshot::find(snap.node_claims, it->first) != nullptr;
+    const bool seen =
+        it->second.seen || protocol::cluster_snapshot::find(snap.node_claims, it->first) != nullptr;
     const bool stale = now - it->second.sent_ms > forget_unseen_ms;
     it = it->second.confirmed && (seen || stale) ? st.created.erase(it) : std::next(it);
   }
@@ -346,6 +348,13 @@ provisioner_impl::behavior_type provisioner_behavior(provisioner_pointer self,
       [self, e](protocol::snapshot_ptr& snap) {
         auto& st = self->state;
         st.latest = std::move(snap);
+        // A claim created and deleted again between two batches (a registration timeout) must
+        // not keep its pods nominated: remember that the informer saw it.
+        for (auto& [name, c] : st.created) {
+          if (!c.seen && st.latest &&
+              protocol::cluster_snapshot::find(st.latest->node_claims, name))
+            c.seen = true;
+        }
         if (st.batch_waiting && st.latest && st.latest->synced) {
           st.batch_waiting = false;
           schedule_with_offerings(self, e, st.waiting);
