@@ -7,6 +7,7 @@
 #include "cmd/karpenter-proxmox/run_controller.hpp"
 #include "config/command_line.hpp"
 #include "config/settings_help.hpp"
+#include "sim/lab/lab_command.hpp"
 #include "version.hpp"
 
 int main(int argc, char** argv) {
@@ -32,11 +33,9 @@ int main(int argc, char** argv) {
   if (!command->arguments.empty()) {
     const std::string& sub = command->arguments.front();
     if (sub == "lab") {
-      std::fprintf(stderr,
-                   "%s: lab: the lab (simulated Kubernetes and Proxmox) is not built yet; "
-                   "for now run %s with --cloud-config and --kubeconfig\n",
-                   program.c_str(), program.c_str());
-      return 2;
+      return kp::lab::run_lab_command(
+          std::vector<std::string>(command->arguments.begin() + 1, command->arguments.end()),
+          argv[0]);
     }
     std::fprintf(stderr, "%s: unknown command \"%s\": expected no arguments, or `lab`\n",
                  program.c_str(), sub.c_str());

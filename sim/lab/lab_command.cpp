@@ -1,0 +1,130 @@
+#include "sim/lab/lab_command.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "sim/lab/child_process.hpp"
+#include "sim/lab/lab_world.hpp"
+#include "sim/lab/scenario.hpp"
+#include "sim/lab/scenario_runner.hpp"
+
+namespace kp::lab {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* usage =
+    "usage: karpenter-proxmox lab [--scenario FILE] [--work-dir DIR] [--keep] [--print-scenario]\n"
+    "Starts kube-sim and pve-sim on free loopback ports, then the controller, plays a scenario\n"
+    "(the embedded default without --scenario) with live progress, and prints a summary.\n"
+    "Exit code 0 when every expect passed, 1 otherwise.\n";
+
+int bad_usage(const std::string& message) {
+  std::fprintf(stderr, "karpenter-proxmox lab: %s\n%s", message.c_str(), usage);
+  return 2;
+}
+
+void on_signal(int) {
+  // Only async-signal-safe work: end the children, then leave.
+  terminate_children_from_signal();
+  _exit(130);
+}
+
+}  // namespace
+
+int run_lab_command(const std::vector<std::string>& args, const std::string& self) {
+  std::string scenario_file, work_dir;
+  bool keep = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    if (a.rfind("--", 0) != 0 && a.rfind("-", 0) == 0) a = "-" + a;
+    auto value = [&](const std::string& flag) -> std::string {
+      if (a.rfind(flag + "=", 0) == 0) return a.substr(flag.size() + 1);
+      if (i + 1 < args.size()) return args[++i];
+      return {};
+    };
+    if (a == "--help" || a == "-h") {
+      std::fputs(usage, stdout);
+      return 0;
+    } else if (a == "--print-scenario") {
+      std::fputs(default_scenario_yaml().c_str(), stdout);
+      return 0;
+    } else if (a == "--keep") {
+      keep = true;
+    } else if (a == "--scenario" || a.rfind("--scenario=", 0) == 0) {
+      scenario_file = value("--scenario");
+      if (scenario_file.empty()) return bad_usage("--scenario needs a file");
+    } else if (a == "--work-dir" || a.rfind("--work-dir=", 0) == 0) {
+      work_dir = value("--work-dir");
+      if (work_dir.empty()) return bad_usage("--work-dir needs a directory");
+    } else {
+      return bad_usage("unknown argument \"" + args[i] + "\"");
+    }
+  }
+
+  std::string text = default_scenario_yaml();
+  if (!scenario_file.empty()) {
+    std::ifstream in(scenario_file);
+    if (!in) return bad_usage("cannot read scenario " + scenario_file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  auto sc = parse_scenario(text);
+  if (!sc) return bad_usage(sc.error().message);
+
+  std::error_code ec;
+  auto exe = fs::canonical("/proc/self/exe", ec);
+  std::string binary = ec ? self : exe.string();
+  lab_options options;
+  options.bin_dir = fs::path(binary).parent_path().string();
+  options.controller_binary = binary;
+  options.work_dir = work_dir;
+  options.keep_work_dir = keep || !work_dir.empty();
+  options.controller_settings = sc->settings;
+
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+
+  auto print = [](const std::string& line) { std::cout << line << std::endl; };
+  lab_world world(options);
+  print("lab: starting kube-sim and pve-sim");
+  if (auto s = world.start(); !s) {
+    std::fprintf(stderr, "karpenter-proxmox lab: %s\n", s.error().message.c_str());
+    return 1;
+  }
+  print("lab: kube-sim " + world.kube_url() + ", pve-sim " + world.pve_url() + ", files in " +
+        world.work_dir() + (options.keep_work_dir ? "" : " (removed at exit; --keep keeps them)"));
+  auto index = world.start_controller();
+  if (!index) {
+    std::fprintf(stderr, "karpenter-proxmox lab: %s\n", index.error().message.c_str());
+    return 1;
+  }
+  print("lab: controller pid " + std::to_string(world.controller(*index).process->pid()) +
+        ", metrics on 127.0.0.1:" + std::to_string(world.controller(*index).metrics_port) +
+        ", log " + world.controller(*index).process->log_path());
+  auto report = run_scenario(world, *sc, print);
+  std::cout << report.summary() << std::flush;
+  if (!report.passed) {
+    world.keep_files();
+    // What the controller said last is the first thing to read when a step fails.
+    auto lines = world.controller(*index).process->lines();
+    std::cout << "  controller log, last lines (" << world.controller(*index).process->log_path()
+              << "):\n";
+    for (auto i = lines.size() > 10 ? lines.size() - 10 : 0; i < lines.size(); ++i)
+      std::cout << "    " << lines[i].substr(0, 300) << "\n";
+    std::cout << std::flush;
+  }
+  return report.passed ? 0 : 1;
+}
+
+}  // namespace kp::lab

@@ -1,0 +1,46 @@
+#include "sim/lab/process_sample.hpp"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace kp::lab {
+
+std::optional<process_sample> sample_process(pid_t pid) {
+  process_sample s;
+  s.at = std::chrono::steady_clock::now();
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  if (!status) return std::nullopt;
+  std::string line;
+  while (std::getline(status, line)) {
+    auto value = [&] { return std::stol(line.substr(line.find(':') + 1)); };
+    if (line.rfind("VmHWM:", 0) == 0) s.peak_rss_kib = value();
+    if (line.rfind("VmRSS:", 0) == 0) s.rss_kib = value();
+  }
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  // The command name may contain spaces; fields count from the last ')'.
+  auto close = text.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(text.substr(close + 2));
+  std::string field;
+  long utime = 0, stime = 0;
+  for (int i = 3; fields >> field; ++i) {
+    if (i == 14) utime = std::stol(field);
+    if (i == 15) {
+      stime = std::stol(field);
+      break;
+    }
+  }
+  s.cpu_seconds = static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  return s;
+}
+
+double average_cores(const process_sample& from, const process_sample& to) {
+  double wall = std::chrono::duration<double>(to.at - from.at).count();
+  return wall > 0 ? (to.cpu_seconds - from.cpu_seconds) / wall : 0.0;
+}
+
+}  // namespace kp::lab

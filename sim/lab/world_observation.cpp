@@ -1,0 +1,109 @@
+#include "sim/lab/world_observation.hpp"
+
+#include <boost/json.hpp>
+
+#include "sim/lab/lab_world.hpp"
+
+namespace kp::lab {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string_view string_at(const json::object& o, std::initializer_list<const char*> path) {
+  const json::object* cur = &o;
+  const json::value* v = nullptr;
+  for (auto key : path) {
+    if (cur == nullptr) return {};
+    v = cur->if_contains(key);
+    if (v == nullptr) return {};
+    cur = v->if_object();
+  }
+  return v != nullptr && v->is_string() ? std::string_view(v->as_string()) : std::string_view();
+}
+
+bool node_ready(const json::object& node) {
+  const auto* status = node.if_contains("status");
+  if (status == nullptr || !status->is_object()) return false;
+  const auto* conditions = status->as_object().if_contains("conditions");
+  if (conditions == nullptr || !conditions->is_array()) return false;
+  for (const auto& c : conditions->as_array())
+    if (c.is_object() && string_at(c.as_object(), {"type"}) == "Ready")
+      return string_at(c.as_object(), {"status"}) == "True";
+  return false;
+}
+
+}  // namespace
+
+long world_observation::metric(const std::string& name) const {
+  if (name == "pods") return pods;
+  if (name == "pods_running") return pods_running;
+  if (name == "pods_pending") return pods_pending;
+  if (name == "nodeclaims") return nodeclaims;
+  if (name == "nodes") return nodes;
+  if (name == "nodes_ready") return nodes_ready;
+  if (name == "vms") return vms;
+  return -1;
+}
+
+std::string world_observation::line() const {
+  std::string s = "pods " + std::to_string(pods_pending) + " pending / " +
+                  std::to_string(pods_running) + " running";
+  if (pods != pods_pending + pods_running)
+    s += " (" + std::to_string(pods - pods_pending - pods_running) + " other)";
+  s += " | nodeclaims " + std::to_string(nodeclaims) + " | nodes " + std::to_string(nodes) + " (" +
+       std::to_string(nodes_ready) + " ready) | VMs " + std::to_string(vms);
+  if (!vms_per_host.empty()) {
+    s += " (";
+    bool first = true;
+    for (const auto& [host, n] : vms_per_host) {
+      s += (first ? "" : ", ") + host + " " + std::to_string(n);
+      first = false;
+    }
+    s += ")";
+  }
+  return s;
+}
+
+result<world_observation> observe(lab_world& world) {
+  world_observation o;
+  auto pods = world.list("/api/v1/pods");
+  if (!pods) return pods.error();
+  for (const auto& p : *pods) {
+    if (!p.is_object()) continue;
+    ++o.pods;
+    auto phase = string_at(p.as_object(), {"status", "phase"});
+    if (phase == "Running") ++o.pods_running;
+    if (phase == "Pending" || phase.empty()) ++o.pods_pending;
+  }
+  auto nodes = world.list("/api/v1/nodes");
+  if (!nodes) return nodes.error();
+  for (const auto& n : *nodes) {
+    ++o.nodes;
+    if (!n.is_object() || !node_ready(n.as_object())) continue;
+    ++o.nodes_ready;
+    bool tainted = false;
+    if (const auto* spec = n.as_object().if_contains("spec"); spec && spec->is_object())
+      if (const auto* taints = spec->as_object().if_contains("taints");
+          taints && taints->is_array())
+        for (const auto& t : taints->as_array())
+          if (t.is_object()) {
+            auto effect = string_at(t.as_object(), {"effect"});
+            tainted = tainted || effect == "NoSchedule" || effect == "NoExecute";
+          }
+    if (!tainted) ++o.nodes_untainted;
+  }
+  // NodeClaims exist once the CRDs are applied; before that the count is zero.
+  if (auto claims = world.list("/apis/karpenter.sh/v1/nodeclaims"))
+    o.nodeclaims = static_cast<long>(claims->size());
+  auto vms = world.vms(true);
+  if (!vms) return vms.error();
+  for (const auto& vm : *vms) {
+    ++o.vms;
+    ++o.vms_per_host[vm.node];
+    o.vmids.insert(vm.vmid);
+  }
+  return o;
+}
+
+}  // namespace kp::lab

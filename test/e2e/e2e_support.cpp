@@ -1,0 +1,197 @@
+#include "test/e2e/e2e_support.hpp"
+
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <cstdlib>
+
+#include "sim/lab/scenario.hpp"
+#include "sim/lab/scenario_runner.hpp"
+
+namespace kp::e2e {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string str(const json::value& root, std::initializer_list<const char*> path) {
+  const json::value* v = &root;
+  for (auto key : path) {
+    if (!v->is_object()) return {};
+    v = v->as_object().if_contains(key);
+    if (v == nullptr) return {};
+  }
+  return v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+bool has(const json::value& root, std::initializer_list<const char*> path) {
+  const json::value* v = &root;
+  for (auto key : path) {
+    if (!v->is_object()) return false;
+    v = v->as_object().if_contains(key);
+    if (v == nullptr) return false;
+  }
+  return !v->is_null();
+}
+
+}  // namespace
+
+long cluster_view::running() const {
+  long n = 0;
+  for (const auto& p : pods)
+    if (p.phase == "Running" && !p.terminating) ++n;
+  return n;
+}
+
+std::set<std::string> cluster_view::vm_names() const {
+  std::set<std::string> s;
+  for (const auto& vm : vms) s.insert(vm.name);
+  return s;
+}
+
+std::set<std::string> cluster_view::nodeclaim_names() const {
+  std::set<std::string> s;
+  for (const auto& [name, _] : nodeclaims) s.insert(name);
+  return s;
+}
+
+std::string cluster_view::text() const {
+  std::string s = "pods:";
+  for (const auto& p : pods)
+    s += " " + p.name + "=" + p.phase + (p.node.empty() ? "" : "@" + p.node) +
+         (p.phase == "Pending" && !p.scheduled.empty() ? "(" + p.scheduled + ")" : "");
+  s += "\nnodeclaims:";
+  for (const auto& [n, c] : nodeclaims)
+    s += " " + n + (c.node_name.empty() ? "" : "->" + c.node_name) +
+         (c.terminating ? "(deleting)" : "");
+  s += "\nnodes:";
+  for (const auto& [n, node] : nodes) s += " " + n + (node.ready ? "" : "(not ready)");
+  s += "\nvms:";
+  for (const auto& vm : vms)
+    s += " " + std::to_string(vm.vmid) + "=" + vm.name + "@" + vm.node + "/" + vm.status;
+  return s + "\n";
+}
+
+lab::lab_options e2e_options() {
+  lab::lab_options o;
+  const char* bin = std::getenv("KP_BIN_DIR");
+  o.bin_dir = bin != nullptr ? bin : "build/bin";
+  o.pve_sim_args = {"--time-scale", "0.25"};
+  o.kube_sim_args = {"--pod-termination-ms", "200"};
+  o.consolidate_after = "";
+  o.controller_settings = {{"registration-timeout", "20s"}, {"launch-timeout", "20s"}};
+  // KP_E2E_KEEP=1 keeps each test's logs and files under /tmp/kp-lab-* for a post-mortem.
+  const char* keep = std::getenv("KP_E2E_KEEP");
+  o.keep_work_dir = keep != nullptr && std::string(keep) == "1";
+  return o;
+}
+
+void e2e_test::start_world(lab::lab_options options) {
+  for (const char* b : {"kube-sim", "pve-sim", "karpenter-proxmox"})
+    if (access((options.bin_dir + "/" + b).c_str(), X_OK) != 0)
+      GTEST_SKIP() << options.bin_dir << "/" << b << " is not built";
+  world = std::make_unique<lab::lab_world>(std::move(options));
+  auto s = world->start();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+}
+
+std::size_t e2e_test::start_controller(const std::map<std::string, std::string>& extra) {
+  auto index = world->start_controller(extra);
+  EXPECT_TRUE(index.ok()) << (index.ok() ? "" : index.error().message);
+  return index.ok() ? *index : 0;
+}
+
+void e2e_test::scale(const std::string& name, int replicas, const std::string& cpu,
+                     const std::string& memory) {
+  lab::scale_step s;
+  s.name = name;
+  s.replicas = replicas;
+  s.cpu = cpu;
+  s.memory = memory;
+  auto r = world->apply_yaml(lab::replica_set_manifest(s));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+}
+
+void e2e_test::apply(const std::string& yaml) {
+  auto r = world->apply_yaml(yaml);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+}
+
+cluster_view e2e_test::view() {
+  cluster_view v;
+  if (auto pods = world->list("/api/v1/pods")) {
+    for (const auto& p : *pods) {
+      pod_view pv{str(p, {"metadata", "name"}), str(p, {"metadata", "namespace"}),
+                  str(p, {"status", "phase"}), str(p, {"spec", "nodeName"}),
+                  has(p, {"metadata", "deletionTimestamp"})};
+      if (const auto* st = p.as_object().if_contains("status"); st != nullptr && st->is_object()) {
+        if (const auto* conds = st->as_object().if_contains("conditions");
+            conds && conds->is_array())
+          for (const auto& c : conds->as_array())
+            if (str(c, {"type"}) == "PodScheduled")
+              pv.scheduled = str(c, {"status"}) + "/" + str(c, {"reason"});
+        auto nominated = str(p, {"status", "nominatedNodeName"});
+        if (!nominated.empty()) pv.scheduled += " nominated " + nominated;
+      }
+      v.pods.push_back(pv);
+    }
+  }
+  if (auto claims = world->list("/apis/karpenter.sh/v1/nodeclaims")) {
+    for (const auto& c : *claims) {
+      nodeclaim_view cv{str(c, {"metadata", "name"}), str(c, {"status", "nodeName"}),
+                        str(c, {"status", "providerID"}),
+                        has(c, {"metadata", "deletionTimestamp"})};
+      v.nodeclaims[cv.name] = cv;
+    }
+  }
+  if (auto nodes = world->list("/api/v1/nodes")) {
+    for (const auto& n : *nodes) {
+      node_view nv{str(n, {"metadata", "name"}), str(n, {"spec", "providerID"}), {}, false};
+      const json::value* spec = n.as_object().if_contains("spec");
+      const json::value* taints =
+          spec != nullptr && spec->is_object() ? spec->as_object().if_contains("taints") : nullptr;
+      if (taints != nullptr && taints->is_array())
+        for (const auto& t : taints->as_array())
+          nv.taints.push_back(str(t, {"key"}) + ":" + str(t, {"effect"}));
+      if (auto* st = n.as_object().if_contains("status"); st && st->is_object())
+        if (auto* conds = st->as_object().if_contains("conditions"); conds && conds->is_array())
+          for (const auto& c : conds->as_array())
+            if (str(c, {"type"}) == "Ready") nv.ready = str(c, {"status"}) == "True";
+      v.nodes[nv.name] = nv;
+    }
+  }
+  if (auto vms = world->vms(true)) v.vms = *vms;
+  return v;
+}
+
+bool e2e_test::wait_for(const std::function<bool(const cluster_view&)>& check,
+                        std::chrono::milliseconds within) {
+  return lab::lab_world::eventually([&] { return check(view()); }, within);
+}
+
+std::string e2e_test::diagnose() {
+  if (!world) return {};
+  std::string s = "\n" + view().text();
+  for (std::size_t i = 0; i < world->controller_count(); ++i) {
+    auto& c = world->controller(i);
+    if (!c.process) continue;
+    auto lines = c.process->lines();
+    s += "controller " + std::to_string(i) + " (" + c.process->log_path() + "), last lines:\n";
+    for (auto k = lines.size() > 15 ? lines.size() - 15 : 0; k < lines.size(); ++k)
+      s += "  " + lines[k].substr(0, 400) + "\n";
+  }
+  return s;
+}
+
+std::string e2e_test::leaks(const cluster_view& v) {
+  std::string problems;
+  std::map<std::string, int> per_name;
+  for (const auto& vm : v.vms) ++per_name[vm.name];
+  for (const auto& [name, n] : per_name) {
+    if (v.nodeclaims.count(name) == 0) problems += "VM " + name + " has no NodeClaim; ";
+    if (n > 1) problems += "NodeClaim " + name + " has " + std::to_string(n) + " VMs; ";
+  }
+  return problems;
+}
+
+}  // namespace kp::e2e

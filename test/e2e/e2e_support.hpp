@@ -1,0 +1,85 @@
+#pragma once
+// What every end-to-end test shares: a lab world (kube-sim, pve-sim, controller replicas) with
+// short timeouts, pods as ReplicaSets, a view of the cluster (pods, NodeClaims, Nodes, VMs) and
+// waiting with a deadline. Failure messages carry the controller's last log lines.
+#include <gtest/gtest.h>
+
+#include <boost/json/value.hpp>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/lab/lab_world.hpp"
+
+namespace kp::e2e {
+
+using namespace std::chrono_literals;
+
+struct pod_view {
+  std::string name, ns, phase, node;
+  bool terminating = false;
+  std::string scheduled;  // the PodScheduled condition "status/reason", and any nominated node
+};
+struct nodeclaim_view {
+  std::string name, node_name, provider_id;
+  bool terminating = false;
+};
+struct node_view {
+  std::string name, provider_id;
+  std::vector<std::string> taints;  // "key:Effect"
+  bool ready = false;
+};
+
+struct cluster_view {
+  std::vector<pod_view> pods;
+  std::map<std::string, nodeclaim_view> nodeclaims;
+  std::map<std::string, node_view> nodes;
+  std::vector<lab::vm_entry> vms;  // made by the controller (not present at start)
+
+  long running() const;
+  std::set<std::string> vm_names() const;
+  std::set<std::string> nodeclaim_names() const;
+  std::string text() const;  // for failure messages
+};
+
+// The lab options of the tests: binaries from $KP_BIN_DIR, pve-sim 4x faster than real time,
+// no consolidation, registration and launch timeouts of 20 s.
+lab::lab_options e2e_options();
+
+class e2e_test : public ::testing::Test {
+ protected:
+  // Starts the world; skips the test when the binaries are not built.
+  void start_world(lab::lab_options options = e2e_options());
+  std::size_t start_controller(const std::map<std::string, std::string>& extra = {});
+
+  // A ReplicaSet `name` of `replicas` pods with these requests in `default`.
+  void scale(const std::string& name, int replicas, const std::string& cpu = "250m",
+             const std::string& memory = "512Mi");
+  void apply(const std::string& yaml);
+
+  cluster_view view();
+  // Polls `check` on fresh views until it holds or `within` passes.
+  bool wait_for(const std::function<bool(const cluster_view&)>& check,
+                std::chrono::milliseconds within);
+  // Last lines of each controller's log and the current view.
+  std::string diagnose();
+
+  // Every controller-made VM belongs to a live NodeClaim of the same name and each NodeClaim
+  // has at most one VM: no orphan, no duplicate.
+  static std::string leaks(const cluster_view& v);
+
+  std::unique_ptr<lab::lab_world> world;
+};
+
+}  // namespace kp::e2e
+
+// Starts the world in a TEST_F body and leaves the test when it was skipped or failed.
+#define KP_E2E_START(...)                         \
+  do {                                            \
+    start_world(__VA_ARGS__);                     \
+    if (IsSkipped() || HasFatalFailure()) return; \
+  } while (false)
