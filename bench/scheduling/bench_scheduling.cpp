@@ -304,6 +304,9 @@ int run_packing(char workload) {
     for (; i < 1000; ++i) s.pods.push_back(make_pod(i, 3500, 28 * kGi));
   } else if (workload == 'b') {
     for (; i < 10000; ++i) s.pods.push_back(make_pod(i, 100, 128 * kMi));
+  } else if (workload == 'd') {
+    // The controller burst benchmark's pods (bench/controller): 1,000 of 250m / 512Mi.
+    for (; i < 1000; ++i) s.pods.push_back(make_pod(i, 250, 512 * kMi));
   } else {
     const std::array<std::int64_t, 5> cpus{250, 500, 1000, 2000, 4000};
     const std::array<std::int64_t, 6> mems{256 * kMi, kGi, 2 * kGi, 4 * kGi, 8 * kGi, 16 * kGi};
@@ -352,7 +355,8 @@ int main(int argc, char** argv) {
   std::vector<std::pair<std::string, std::string>> cases = {
       {"diverse", "1"},    {"diverse", "100"},   {"diverse", "1000"},
       {"diverse", "5000"}, {"diverse", "20000"}, {"packing", "a"},
-      {"packing", "b"},    {"packing", "c"},     {"existing", "1000"}};
+      {"packing", "b"},    {"packing", "c"},     {"packing", "d"},
+      {"existing", "1000"}};
   int status = 0;
   for (const auto& [kind, arg] : cases) {
     std::fflush(stdout);

@@ -296,11 +296,20 @@ bool solver::filter_types(const slot& s, const tmpl& tp, pod_group& g, const req
                                  g.req.v[r]);
     double marginal =
         (cheapest - before_price) / static_cast<double>(std::max<std::int64_t>(1, gained));
-    // Small types lose whole pods to rounding, so a step is also fine when the new type on
-    // its own holds such pods within 10% of the best per-pod price.
+    // Small types lose whole pods to rounding, so a step is also fine when a type that can
+    // still hold the grown claim holds such pods within 10% of the best per-pod price: the
+    // claim keeps every such type and the cheapest that fits all its pods is chosen at the
+    // end, so growing towards an efficient type is the cheap path (one claim of 60 small pods
+    // instead of twenty claims of three).
     double best = static_cast<double>(costs.best);
-    if (marginal > best * 1.05 && costs.per_pod[cheapest_type] > best * 1.10)
-      return f = {why::costlier}, false;
+    if (marginal > best * 1.05) {
+      float reachable = std::numeric_limits<float>::max();
+      for (std::uint32_t k = from; k < l.types.size(); ++k) {
+        std::uint16_t ti = l.types[k];
+        if (total.fits(tp.room[ti], nres_)) reachable = std::min(reachable, costs.per_pod[ti]);
+      }
+      if (static_cast<double>(reachable) > best * 1.10) return f = {why::costlier}, false;
+    }
   }
   // minValues on the NodeClaim's requirements, over the types that still fit.
   for (const auto& r : reqs.items()) {
