@@ -205,7 +205,8 @@ void start(self_ptr self) {
   for (auto& informer : cluster_state::spawn_informers(sys, ctx.kube, ctx.cluster_state, io)) {
     st.children->infrastructure.push_back(informer);
   }
-  ctx.events = event_recorder::spawn_event_recorder(sys, ctx.kube, "karpenter");
+  ctx.events = event_recorder::spawn_event_recorder(
+      sys, st.in.events_kube ? st.in.events_kube : ctx.kube, "karpenter");
   st.children->infrastructure.push_back(untyped(ctx.events));
 
   if (ctx.settings.disable_leader_election) {
@@ -216,8 +217,9 @@ void start(self_ptr self) {
     auto leo =
         leader_election::options_from(ctx.settings, st.in.identity, ctx.kube->config().namespace_);
     leo.wall_clock_ms = ctx.wall_clock_ms;
-    auto elector = leader_election::spawn_leader_elector(
-        sys, ctx.kube, leo, caf::actor_cast<leadership_listener>(self));
+    auto elector =
+        leader_election::spawn_leader_elector(sys, st.in.lease_kube ? st.in.lease_kube : ctx.kube,
+                                              leo, caf::actor_cast<leadership_listener>(self));
     st.children->infrastructure.push_back(untyped(elector));
     st.log.info("waiting for the leader Lease",
                 {{"lease", leo.namespace_ + "/" + leo.name}, {"identity", leo.identity}});

@@ -26,6 +26,11 @@ struct controller_inputs {
   config::settings settings;
   config::clusters_file clusters;
   std::shared_ptr<kube::client> kube;
+  // Own clients (own rate limiters) for Events and the leader Lease, so a flood of Events never
+  // delays a NodeClaim write and a busy controller never misses a Lease renewal (client-go
+  // keeps them apart too). Null: `kube` serves.
+  std::shared_ptr<kube::client> events_kube;
+  std::shared_ptr<kube::client> lease_kube;
   std::map<std::string, std::shared_ptr<proxmox::client>> proxmox;  // by region
   std::shared_ptr<obs::karpenter_metrics> metrics;
   topology::node_settings_file node_settings;  // NODE_SETTING_FILE, loaded once at start

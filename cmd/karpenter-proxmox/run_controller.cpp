@@ -247,7 +247,22 @@ int run_controller(const config::settings& settings) {
   auto node_settings = config::load_node_settings_file(settings.node_setting_file);
   if (!node_settings) return refuse(node_settings.error().message);
 
+  // Events and the leader Lease get clients of their own: Events at most 50/s (a burst of
+  // pods makes one Nominated Event each), the Lease unthrottled by everything else.
+  kube::client_options event_options = kube_options;
+  event_options.qps = 50;
+  event_options.burst = 100;
+  auto events_client = kube::client::create(io->context(), *kube_config, event_options);
+  if (!events_client) return refuse("kubernetes client: " + events_client.error().message);
+  kube::client_options lease_options = kube_options;
+  lease_options.qps = 5;
+  lease_options.burst = 10;
+  auto lease_client = kube::client::create(io->context(), *kube_config, lease_options);
+  if (!lease_client) return refuse("kubernetes client: " + lease_client.error().message);
+
   actors::controller_inputs inputs;
+  inputs.events_kube = *events_client;
+  inputs.lease_kube = *lease_client;
   inputs.node_settings = std::move(*node_settings);
   inputs.settings = settings;
   inputs.clusters = *clusters;

@@ -34,7 +34,8 @@ TEST(RegionSettingsFrom, OperatorSettingsReachTheRegionActor) {
   EXPECT_EQ(r.max_in_flight, 3u);
   EXPECT_EQ(r.clone_wait.timeout, 7min) << "the longest of clone, config and delete";
   EXPECT_EQ(r.start_wait.timeout, 90s) << "the longest of start and stop";
-  EXPECT_EQ(r.clone_wait.initial_interval, 250ms);
+  EXPECT_EQ(r.clone_wait.initial_interval, 100ms) << "quick tasks are seen done quickly";
+  EXPECT_EQ(r.clone_wait.max_interval, 250ms) << "the poll interval is the steady rate";
 }
 
 TEST(RegionSettingsFrom, OnlyRootWithAPasswordMaySetAffinity) {
