@@ -27,7 +27,9 @@ constexpr const char* usage =
     "Exit code 0 when every expect passed, 1 otherwise.\n";
 
 int bad_usage(const std::string& message) {
-  std::fprintf(stderr, "karpenter-proxmox lab: %s\n%s", message.c_str(), usage);
+  // One line, as every refusal of the binary (`--help` prints the usage).
+  std::fprintf(stderr, "karpenter-proxmox: lab: %s (see karpenter-proxmox lab --help)\n",
+               message.c_str());
   return 2;
 }
 
@@ -99,14 +101,14 @@ int run_lab_command(const std::vector<std::string>& args, const std::string& sel
   lab_world world(options);
   print("lab: starting kube-sim and pve-sim");
   if (auto s = world.start(); !s) {
-    std::fprintf(stderr, "karpenter-proxmox lab: %s\n", s.error().message.c_str());
+    std::fprintf(stderr, "karpenter-proxmox: lab: %s\n", s.error().message.c_str());
     return 1;
   }
   print("lab: kube-sim " + world.kube_url() + ", pve-sim " + world.pve_url() + ", files in " +
         world.work_dir() + (options.keep_work_dir ? "" : " (removed at exit; --keep keeps them)"));
   auto index = world.start_controller();
   if (!index) {
-    std::fprintf(stderr, "karpenter-proxmox lab: %s\n", index.error().message.c_str());
+    std::fprintf(stderr, "karpenter-proxmox: lab: %s\n", index.error().message.c_str());
     return 1;
   }
   print("lab: controller pid " + std::to_string(world.controller(*index).process->pid()) +

@@ -97,7 +97,7 @@ TEST_F(SettingsCli, EachBadSettingIsOneLineAndExitCode2) {
   expect_refused({"--preference-policy=Sometimes"}, {}, "expected one of Respect, Ignore");
   expect_refused({"--node-policy=pinned"}, {}, "expected one of simple, static");
   expect_refused({"bogus"}, {}, "unknown command \"bogus\"");
-  expect_refused({"lab"}, {}, "not built yet");
+  expect_refused({"lab", "--bogus"}, {}, "lab: unknown argument \"--bogus\"");
 }
 
 TEST_F(SettingsCli, AMissingOrUnreadableClustersFilePointsToTheLab) {
