@@ -23,6 +23,8 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #include <prometheus/registry.h>
 #include <boost/json.hpp>
 #include <caf/all.hpp>
@@ -161,6 +163,7 @@ event_recorder_actor::behavior_type collector(event_recorder_actor::pointer,
 
 class NodeClaimSims : public ::testing::Test {
  protected:
+  fs::path pve_data_;  // pve-sim keeps uploaded ISOs here: DIR/<node>/<storage>/iso/<file>
   void SetUp() override {
     const char* bin = std::getenv("KP_BIN_DIR");
     if (bin == nullptr || !fs::exists(std::string(bin) + "/kube-sim") ||
@@ -174,7 +177,10 @@ class NodeClaimSims : public ::testing::Test {
     ASSERT_NE(src, nullptr);
     kubectl({"create", "-f", std::string(src) + "/chart/karpenter-proxmox/crds"});
     kubectl({"apply", "-f", "-"}, base_objects);
-    auto started = pve_.start({"--time-scale", "0.2"});
+    pve_data_ = fs::temp_directory_path() /
+                ("kp-nodeclaim-pve-" + std::to_string(::getpid()) + "-" +
+                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    auto started = pve_.start({"--time-scale", "0.2", "--data-dir", pve_data_.string()});
     ASSERT_TRUE(started.ok()) << started.error().message;
 
     auto cfg = kube::load_kubeconfig(kube_->kubeconfig_path());
@@ -239,6 +245,7 @@ class NodeClaimSims : public ::testing::Test {
     if (pve_client_) pve_client_->close();
     io_.stop();
     system_.reset();
+    if (!pve_data_.empty()) fs::remove_all(pve_data_);
     kube_client_.reset();
     pve_client_.reset();
     kube_.reset();
@@ -466,6 +473,57 @@ TEST_F(NodeClaimSims, ChangingTheNodeClassTagsUpdatesTheRunningVmInPlace) {
   }
   EXPECT_TRUE(updated) << "the VM's tags never followed the node class";
   EXPECT_EQ(vms_named("default-tagged").size(), 1u) << "an in-place update must not replace the VM";
+}
+
+// Runs a command and returns its standard output ("" when it cannot run).
+std::string output_of(const std::string& command) {
+  std::string out;
+  if (FILE* p = ::popen(command.c_str(), "r")) {
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+    ::pclose(p);
+  }
+  return out;
+}
+
+TEST_F(NodeClaimSims, TheCdromIsAnIso9660ImageThatIsoinfoReadsWithTheRenderedCloudInit) {
+  if (output_of("command -v isoinfo").empty()) GTEST_SKIP() << "isoinfo (genisoimage) is missing";
+  // The guest cannot reach this endpoint, so it never joins and the ISO stays attached.
+  ctx_.cluster_endpoint = "https://127.0.0.1:9";
+  start_actors();
+  kubectl({"apply", "-f", "-"}, claim_yaml("default-iso", "default"));
+  auto launched = drive(
+      [](const cluster_snapshot& s) {
+        const auto* c = cluster_snapshot::find(s.node_claims, "default-iso");
+        return c != nullptr && is_true(c->status.conditions, "Launched");
+      },
+      60s);
+  ASSERT_TRUE(launched) << "the claim never launched";
+  const auto* claim = cluster_snapshot::find(launched->node_claims, "default-iso");
+  const auto& provider_id = claim->status.provider_id;
+  auto vmid = provider_id.substr(provider_id.rfind('/') + 1);
+  fs::path iso;
+  for (const auto& entry : fs::recursive_directory_iterator(pve_data_)) {
+    if (entry.path().filename() == "user-data-" + vmid + ".iso") iso = entry.path();
+  }
+  ASSERT_FALSE(iso.empty()) << "no user-data-" << vmid << ".iso under " << pve_data_;
+
+  auto info = output_of("isoinfo -d -i '" + iso.string() + "'");
+  EXPECT_NE(info.find("Volume id: cidata"), std::string::npos) << info;
+  auto user_data = output_of("isoinfo -R -x /user-data -i '" + iso.string() + "'");
+  EXPECT_EQ(user_data.rfind("#cloud-config", 0), 0u) << user_data;
+  EXPECT_NE(user_data.find("/var/lib/kubelet/bootstrap-kubeconfig"), std::string::npos);
+  EXPECT_NE(user_data.find("https://127.0.0.1:9"), std::string::npos) << "the endpoint";
+  EXPECT_NE(user_data.find(provider_id), std::string::npos) << "the kubelet's providerID";
+  auto meta_data = output_of("isoinfo -R -x /meta-data -i '" + iso.string() + "'");
+  EXPECT_NE(meta_data.find("default-iso"), std::string::npos) << meta_data;
+  // The token in the ISO is the one in the claim's bootstrap token Secret.
+  ASSERT_TRUE(launched->bootstrap_tokens && launched->bootstrap_tokens->size() == 1u);
+  const auto& token = *launched->bootstrap_tokens->begin()->second;
+  ASSERT_EQ(token.metadata.name.rfind("bootstrap-token-", 0), 0u);
+  auto token_id = token.metadata.name.substr(std::string("bootstrap-token-").size());
+  EXPECT_NE(user_data.find("token: " + token_id + "."), std::string::npos)
+      << "the bootstrap kubeconfig carries token " << token_id;
 }
 
 TEST_F(NodeClaimSims, AVmThatNeverJoinsLosesItsClaimAfterTheRegistrationTimeout) {
