@@ -12,6 +12,7 @@
 #include <random>
 #include <set>
 
+#include <boost/json.hpp>
 #include <caf/all.hpp>
 
 #include "actors/backoff.hpp"
@@ -21,6 +22,7 @@
 #include "actors/nodeclaim/launch_plan.hpp"
 #include "actors/nodeclaim/node_sync.hpp"
 #include "core/cloudinit/bootstrap_token.hpp"
+#include "core/disruption/cluster.hpp"
 #include "observability/logging.hpp"
 #include "protocol/kube/model_translation.hpp"
 #include "protocol/kube/patches.hpp"
@@ -274,8 +276,23 @@ void record_launch(self_ptr self, const kube::node_claim& claim) {
   const auto& l = *st.launched;
   auto labels = launch_labels(claim, l.type, l.reply.region, l.reply.zone, l.node_class);
   st.busy = true;
+  // The node class hash it launched with, for drift (Karpenter's providers stamp theirs here).
+  kube::string_map annotations;
+  if (const auto* nc = protocol::cluster_snapshot::find(st.snapshot->node_classes, l.node_class)) {
+    for (auto key : {kp::disruption::annotations::nodeclass_hash,
+                     kp::disruption::annotations::nodeclass_hash_version}) {
+      auto it = nc->metadata.annotations.find(std::string(key));
+      if (it != nc->metadata.annotations.end()) annotations[it->first] = it->second;
+    }
+  }
+  auto patch = boost::json::parse(kube::labels_merge_patch(labels, {}));
+  if (!annotations.empty()) {
+    boost::json::object set;
+    for (const auto& [k, v] : annotations) set[k] = v;
+    patch.as_object()["metadata"].as_object()["annotations"] = std::move(set);
+  }
   st.ctx.kube->patch<kube::node_claim>(
-      {"", claim.metadata.name}, kube::patch_type::merge, kube::labels_merge_patch(labels, {}),
+      {"", claim.metadata.name}, kube::patch_type::merge, boost::json::serialize(patch),
       in_actor<kube::node_claim>(self, [self](result<kube::node_claim> r) {
         auto& st = self->state;
         if (!r) {

@@ -10,8 +10,11 @@
 #include "actors/continuation.hpp"
 #include "actors/nodeclaim/claim_conditions.hpp"
 #include "actors/nodeclass_status/nodeclass_conditions.hpp"
+#include "actors/nodeclass_status/nodeclass_hash.hpp"
+#include "core/disruption/cluster.hpp"
 #include "observability/logging.hpp"
 #include "protocol/kube/model_translation.hpp"
+#include "protocol/kube/patches.hpp"
 
 namespace kp::actors::nodeclass_status {
 namespace {
@@ -77,6 +80,28 @@ void announce(const status_state& st, const kube::proxmox_node_class& nc,
   record_event(st.ctx, std::move(e));
 }
 
+// Writes the node class hash annotations drift compares (nodeclass_hash.hpp); the NodeClaims
+// get them at launch. A failed write is retried on the next snapshot.
+void stamp_hash(self_ptr self, const kube::proxmox_node_class& nc) {
+  auto& st = self->state;
+  std::string hash = nodeclass_hash(nc);
+  st.log.info("stamping node class hash", {{"nodeclass", nc.metadata.name}, {"hash", hash}});
+  st.ctx.kube->patch<kube::proxmox_node_class>(
+      {"", nc.metadata.name}, kube::patch_type::merge,
+      kube::annotations_merge_patch(
+          {{std::string(kp::disruption::annotations::nodeclass_hash), hash},
+           {std::string(kp::disruption::annotations::nodeclass_hash_version),
+            nodeclass_hash_version}},
+          {}),
+      in_actor<kube::proxmox_node_class>(
+          self, [self, name = nc.metadata.name](result<kube::proxmox_node_class> r) {
+            if (!r) {
+              self->state.log.warn("writing the node class hash failed",
+                                   {{"nodeclass", name}, {"error", r.error().message}});
+            }
+          }));
+}
+
 void evaluate_all(self_ptr self, std::shared_ptr<std::vector<protocol::region_inventory>> invs,
                   std::shared_ptr<secret_map> secrets) {
   auto& st = self->state;
@@ -92,6 +117,7 @@ void evaluate_all(self_ptr self, std::shared_ptr<std::vector<protocol::region_in
       if (nc->metadata.deletion_timestamp) continue;
       auto v =
           evaluate_node_class(*nc, *snapshot, *invs, *secrets, st.ctx.settings.system_namespace);
+      if (!nodeclass_hash_current(*nc)) stamp_hash(self, *nc);
       auto updated = *nc;
       auto& conds = updated.status.conditions;
       for (const auto* c : {&v.template_ready, &v.metadata_ready, &v.ready}) {

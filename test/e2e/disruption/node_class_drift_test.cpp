@@ -1,8 +1,7 @@
-// A change of the ProxmoxNodeClass (its tags) drifts every node of the pools that use it: they
-// are rolled onto replacements, never more than the budget (1 node) at once.
-// NOT REGISTERED in CMakeLists.txt: no controller stamps karpenter.proxmox.sinextra.dev/
-// nodeclass-hash on the ProxmoxNodeClass or on new NodeClaims, so a node class change never
-// drifts (see the disruption-e2e report). Register it once that is fixed.
+// A change of the ProxmoxNodeClass that a running VM cannot take in place (its kubelet
+// configuration) drifts every node of the pools that use it: they are rolled onto replacements,
+// never more than the budget (1 node) at once. (Tags, firewall groups and the pool are synced
+// into running VMs instead and never drift.)
 #include "test/e2e/disruption/disruption_support.hpp"
 
 namespace kp::e2e::disruption {
@@ -25,7 +24,7 @@ apiVersion: karpenter.proxmox.sinextra.dev/v1alpha1
 kind: ProxmoxNodeClass
 metadata: {name: default}
 spec:
-  tags: [lab, rolled]
+  kubeletConfiguration: {maxPods: 60}
 )");
   std::size_t most = 0;
   ASSERT_TRUE(wait_for(
