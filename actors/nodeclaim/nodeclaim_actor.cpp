@@ -457,9 +457,16 @@ void launch(self_ptr self, const kube::node_claim& claim) {
   st.busy = true;
   auto nc = *choice->node_class;
   auto template_name = choice->template_name;
+  // The node class's kubelet maxPods lowers the pods the node offers (its status and kubelet).
+  auto chosen = *type;
+  if (nc.spec.kubelet && nc.spec.kubelet->max_pods &&
+      (!chosen.capacity.has("pods") ||
+       chosen.capacity.milli("pods") > *nc.spec.kubelet->max_pods * 1000)) {
+    chosen.capacity.set("pods", model::quantity::from_units(*nc.spec.kubelet->max_pods));
+  }
   ensure_token(
       self, claim,
-      [self, claim, nc, template_name, region = *region, type = *type,
+      [self, claim, nc, template_name, region = *region, type = chosen,
        started](result<std::string> token) {
         if (!token) {
           self->state.busy = false;

@@ -181,6 +181,11 @@ scheduling_input build_scheduling_input(const protocol::cluster_snapshot& snap,
         in.skipped_pools.push_back(who + " is not ready");
         continue;
       }
+      // The node class's kubelet maxPods lowers the pods every node of this pool can hold.
+      if (const auto* nc = protocol::cluster_snapshot::find(snap.node_classes, ref.name);
+          nc != nullptr && nc->spec.kubelet && nc->spec.kubelet->max_pods) {
+        m->kubelet_max_pods = *nc->spec.kubelet->max_pods;
+      }
       in.pools[np->metadata.name] = np.get();
       s.nodepools.push_back(std::move(*m));
     }

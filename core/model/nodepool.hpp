@@ -56,6 +56,9 @@ struct nodepool {
   std::optional<std::int64_t> replicas;  // static pools (alpha)
   bool ready = true;
   bool deleting = false;
+  // The node class's kubelet maxPods: caps the pods of every node of this pool below what its
+  // instance type would allow (the provider fills it in; Kubernetes has no such NodePool field).
+  std::optional<std::int64_t> kubelet_max_pods;
   friend bool operator==(const nodepool&, const nodepool&) = default;
 };
 

@@ -234,8 +234,13 @@ void solver::build_templates() {
       tp.daemon_ports.insert(tp.daemon_ports.end(), ports.begin(), ports.end());
     }
     tp.room.resize(types_.size());
+    const int pods_index = rt_.find("pods");
     for (std::size_t i = 0; i < types_.size(); ++i) {
       tp.room[i] = types_[i].alloc;
+      if (np.kubelet_max_pods && pods_index >= 0) {
+        auto& pods = tp.room[i].v[static_cast<std::size_t>(pods_index)];
+        pods = std::min(pods, *np.kubelet_max_pods * 1000);
+      }
       tp.room[i] -= tp.daemon;
       if (type_compatible(types_[i], tp.reqs)) tp.types.push_back(static_cast<std::uint16_t>(i));
     }

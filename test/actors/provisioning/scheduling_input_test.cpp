@@ -108,6 +108,25 @@ TEST(SchedulingInput, LeavesOutPoolsThatCannotCreateNodesAndSaysWhy) {
             std::string::npos);
 }
 
+TEST(SchedulingInput, ANodeClassKubeletMaxPodsCapsItsPools) {
+  protocol::cluster_snapshot s;
+  s.synced = true;
+  auto capped = node_class("capped");
+  capped.spec.kubelet = kube::kubelet_configuration{};
+  capped.spec.kubelet->max_pods = 30;
+  s.node_pools = objects<kube::node_pool>({pool("small", "capped"), pool("plain", "ok")});
+  s.node_classes = objects<kube::proxmox_node_class>({capped, node_class("ok")});
+  auto in = build_scheduling_input(s, {}, {}, types());
+  ASSERT_EQ(in.snap.nodepools.size(), 2u);
+  for (const auto& np : in.snap.nodepools) {
+    if (np.name == "small") {
+      EXPECT_EQ(np.kubelet_max_pods, std::optional<std::int64_t>(30));
+    } else {
+      EXPECT_FALSE(np.kubelet_max_pods.has_value());
+    }
+  }
+}
+
 TEST(SchedulingInput, SplitsPendingFromBoundPodsAndBuildsDaemonSetPods) {
   protocol::cluster_snapshot s;
   auto bound = pending("bound");

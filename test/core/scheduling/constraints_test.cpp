@@ -141,4 +141,18 @@ TEST(Determinism, TheSameSnapshotGivesTheSamePlan) {
   }
 }
 
+TEST(KubeletMaxPods, ANodeClassMaxPodsCapsThePodsOfEachNodeOfItsPool) {
+  auto s = base_snapshot();
+  for (int i = 0; i < 40; ++i) s.pods.push_back(make_pod("p" + std::to_string(i), 10, 10));
+  auto uncapped = provision(s);
+  ASSERT_TRUE(uncapped.errors.empty());
+  ASSERT_EQ(uncapped.nodeclaims.size(), 1u) << "40 tiny pods fit one node without a cap";
+
+  s.nodepools[0].kubelet_max_pods = 10;
+  auto capped = provision(s);
+  ASSERT_TRUE(capped.errors.empty());
+  EXPECT_EQ(capped.nodeclaims.size(), 4u) << "at most 10 pods per node";
+  for (const auto& nc : capped.nodeclaims) EXPECT_LE(nc.pods.size(), 10u);
+}
+
 }  // namespace
