@@ -3,15 +3,15 @@
 #include <algorithm>
 #include <optional>
 
-#include "actors/termination/provider_id.hpp"
 #include "protocol/kube/model_translation.hpp"
+#include "protocol/provider_id.hpp"
 
 namespace kp::actors::garbage_collection {
 
 namespace {
 
-using termination::parse_provider_id;
-using termination::proxmox_provider_id;
+using protocol::parse_provider_id;
+using protocol::proxmox_provider_id;
 
 const kube::condition* find_condition(const std::vector<kube::condition>& conditions,
                                       const std::string& type) {

@@ -207,7 +207,7 @@ result<std::string> render_join(const join_plan& plan, const std::string& region
   if (!plan.instance_family.empty()) labels[instance_family_label] = plan.instance_family;
   labels[node_class_label] = plan.node_class;
   for (const auto& [k, v] : *rendered_labels) labels[k] = v;
-  auto provider = "proxmox://" + region + "/" + std::to_string(vmid);
+  auto provider = protocol::format_provider_id(region, vmid);
   auto k8s = value::map({{"Endpoint", plan.endpoint},
                          {"BootstrapToken", plan.bootstrap_token},
                          {"CA", plan.ca_pem.empty() ? "" : base64_encode(plan.ca_pem)},

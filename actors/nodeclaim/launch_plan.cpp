@@ -1,7 +1,6 @@
 #include "actors/nodeclaim/launch_plan.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <limits>
 
 #include "actors/nodeclaim/agent_join.hpp"
@@ -352,7 +351,7 @@ result<std::string> render_iso(const iso_plan& plan, const std::string& region,
   auto in = plan.inputs;
   if (!nics.empty()) in.interfaces = network_of(nics);
   in.instance_id = std::to_string(vmid);
-  in.provider_id = "proxmox://" + region + "/" + std::to_string(vmid);
+  in.provider_id = protocol::format_provider_id(region, vmid);
   in.region = region;
   in.zone = zone;
   in.kubelet = cloudinit::kubelet_defaults_for(plan.type, in.provider_id);
@@ -394,20 +393,6 @@ result<std::string> render_iso(const iso_plan& plan, const std::string& region,
   auto files = cloudinit::render_cloud_init(plan.sources, in);
   if (!files) return files.error();
   return cloudinit::write_nocloud_iso(*files);
-}
-
-std::optional<provider_ref> parse_provider_id(const std::string& provider_id) {
-  constexpr std::string_view prefix = "proxmox://";
-  if (provider_id.rfind(prefix, 0) != 0) return std::nullopt;
-  auto rest = provider_id.substr(prefix.size());
-  auto slash = rest.rfind('/');
-  if (slash == std::string::npos || slash == 0 || slash + 1 == rest.size()) return std::nullopt;
-  provider_ref ref;
-  ref.region = rest.substr(0, slash);
-  auto digits = rest.substr(slash + 1);
-  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), ref.vmid);
-  if (ec != std::errc{} || p != digits.data() + digits.size()) return std::nullopt;
-  return ref;
 }
 
 }  // namespace kp::actors::nodeclaim

@@ -14,6 +14,7 @@
 #include "core/instance_types/instance_type.hpp"
 #include "core/result.hpp"
 #include "protocol/cluster_snapshot.hpp"
+#include "protocol/provider_id.hpp"
 #include "protocol/region_messages.hpp"
 
 namespace kp::actors::nodeclaim {
@@ -119,11 +120,7 @@ status apply_node_class(protocol::launch_request& request,
 protocol::sync_vm_request sync_request_for(std::uint32_t vmid, const std::string& nodeclaim,
                                            const kube::proxmox_node_class& node_class);
 
-// "proxmox://<region>/<vmid>" -> region and vmid; nothing for other shapes.
-struct provider_ref {
-  std::string region;
-  std::uint32_t vmid = 0;
-};
-std::optional<provider_ref> parse_provider_id(const std::string& provider_id);
+// providerIDs are parsed by protocol/provider_id.hpp (one parser for every actor).
+using protocol::parse_provider_id;
 
 }  // namespace kp::actors::nodeclaim

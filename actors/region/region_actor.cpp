@@ -24,6 +24,7 @@
 #include "core/placement/place_vm.hpp"
 #include "core/topology/resolve_topology.hpp"
 #include "observability/logging.hpp"
+#include "protocol/provider_id.hpp"
 #include "protocol/proxmox/property_string.hpp"
 
 namespace kp::actors::region {
@@ -129,7 +130,7 @@ region_error proxmox_error(const kp::error& e) {
 }
 
 std::string provider_id(const region_state& st, std::uint32_t vmid) {
-  return "proxmox://" + st.cfg.region + "/" + std::to_string(vmid);
+  return protocol::format_provider_id(st.cfg.region, vmid);
 }
 
 std::optional<ownership_mark> mark_of(const vm_record& vm) {

@@ -13,10 +13,10 @@
 
 #include "actors/continuation.hpp"
 #include "actors/termination/drain_plan.hpp"
-#include "actors/termination/provider_id.hpp"
 #include "observability/logging.hpp"
 #include "protocol/kube/model_translation.hpp"
 #include "protocol/kube/patches.hpp"
+#include "protocol/provider_id.hpp"
 
 namespace kp::actors {
 
@@ -25,6 +25,7 @@ namespace {
 using namespace std::chrono_literals;
 using namespace termination;
 using protocol::cluster_snapshot;
+using protocol::parse_provider_id;
 
 using term_tick_atom = caf::atom_constant<caf::atom("termtick")>;
 

@@ -7,11 +7,13 @@
 #include <vector>
 
 #include "actors/termination/drain_plan.hpp"
-#include "actors/termination/provider_id.hpp"
 #include "protocol/kube/model_translation.hpp"
+#include "protocol/provider_id.hpp"
 
 namespace kp::actors::termination {
 namespace {
+
+using protocol::parse_provider_id;
 
 const std::int64_t now = *kube::parse_rfc3339_ms("2026-01-01T12:00:00Z");
 
