@@ -10,6 +10,13 @@ find_package(GTest REQUIRED)
 find_package(benchmark REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(ISOFS REQUIRED IMPORTED_TARGET libisofs-1)
+# RE2: linear-time regular expressions in Go's syntax (Debian's libre2-dev ships re2.pc).
+pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
+# The same without re2.pc's -pthread, which defines _REENTRANT and so invalidates the precompiled
+# header for libraries that use it (HEAVY ones); Threads is linked anyway.
+add_library(kp_re2 INTERFACE)
+target_include_directories(kp_re2 SYSTEM INTERFACE ${RE2_INCLUDE_DIRS})
+target_link_libraries(kp_re2 INTERFACE ${RE2_LINK_LIBRARIES} Threads::Threads)
 
 # CAF 0.17.6 on Debian ships neither a CMake package nor a pkg-config file.
 find_path(CAF_INCLUDE_DIR caf/all.hpp REQUIRED)

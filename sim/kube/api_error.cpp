@@ -20,7 +20,8 @@ json::object api_error::to_status() const {
   json::object s;
   s["kind"] = "Status";
   s["apiVersion"] = "v1";
-  s["metadata"] = json::object{};
+  s["metadata"] =
+      continue_token.empty() ? json::object{} : json::object{{"continue", continue_token}};
   s["status"] = "Failure";
   s["message"] = message;
   s["reason"] = reason;

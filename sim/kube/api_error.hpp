@@ -21,6 +21,7 @@ struct api_error {
   std::string kind;
   boost::json::array causes;  // {reason, message, field}
   int retry_after_seconds = 0;
+  std::string continue_token;  // metadata.continue of a 410 for an expired continue token
 
   boost::json::object to_status() const;
 };

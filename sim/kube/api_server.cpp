@@ -5,7 +5,9 @@
 
 #include "sim/kube/discovery.hpp"
 #include "sim/kube/json_util.hpp"
+#include "sim/kube/patch.hpp"
 #include "sim/kube/pdb.hpp"
+#include "sim/kube/scale.hpp"
 #include "sim/kube/selectors.hpp"
 #include "sim/kube/table.hpp"
 
@@ -110,12 +112,12 @@ write_options write_options_from(const std::multimap<std::string, std::string>& 
   return o;
 }
 
-std::string encode_continue(std::uint64_t rv, const std::string& key) {
+std::string encode_continue(std::int64_t rv, const std::string& key) {
   return base64_encode(
       json::serialize(json::object{{"v", "meta.k8s.io/v1"}, {"rv", rv}, {"start", key}}));
 }
 
-bool decode_continue(const std::string& token, std::uint64_t& rv, std::string& key) {
+bool decode_continue(const std::string& token, std::int64_t& rv, std::string& key) {
   auto raw = base64_decode(token);
   if (!raw) return false;
   boost::system::error_code ec;
@@ -125,9 +127,45 @@ bool decode_continue(const std::string& token, std::uint64_t& rv, std::string& k
   const auto* r = o.if_contains("rv");
   const auto* s = o.if_contains("start");
   if (!r || !s || !s->is_string() || !as_int(*r)) return false;
-  rv = static_cast<std::uint64_t>(*as_int(*r));
+  rv = *as_int(*r);
   key = std::string(s->get_string());
   return true;
+}
+
+// Visits the objects of one resource in key order after `start_after` within `prefix`, with the
+// versions in `snapshot` (nullptr: absent then) taking the place of the live ones, until `visit`
+// returns false.
+template <class Visit>
+void walk_objects(const collection* live, const std::map<std::string, object_ptr>& snapshot,
+                  const std::string& prefix, const std::string& start_after, Visit&& visit) {
+  auto in_range = [&](const std::string& k) {
+    return prefix.empty() || k.compare(0, prefix.size(), prefix) == 0;
+  };
+  auto from = [&](const auto& m) {
+    return start_after.empty() ? m.lower_bound(prefix) : m.upper_bound(start_after);
+  };
+  collection empty;
+  const collection& objects = live ? *live : empty;
+  auto a = from(objects);
+  auto b = from(snapshot);
+  while (true) {
+    bool has_a = a != objects.end() && in_range(a->first);
+    bool has_b = b != snapshot.end() && in_range(b->first);
+    if (!has_a && !has_b) return;
+    const std::string* key;
+    object_ptr o;
+    if (has_b && (!has_a || b->first <= a->first)) {
+      if (has_a && a->first == b->first) ++a;
+      key = &b->first;
+      o = b->second;
+      ++b;
+    } else {
+      key = &a->first;
+      o = a->second;
+      ++a;
+    }
+    if (o && !visit(*key, o)) return;
+  }
 }
 
 }  // namespace
@@ -291,8 +329,9 @@ void api_server::serve_resource(context& c, const std::string& group, const std:
   if (auto s = authorize(c.user, verb, group, plural, ns); !s) return c.fail(s.error());
 
   if (!sub.empty()) {
-    bool known = (sub == "status" && t->has_status) || (sub == "eviction" && t->has_eviction) ||
-                 (sub == "binding" && t->has_binding) || (sub == "approval" && t->has_approval) ||
+    bool known = (sub == "status" && t->has_status) || (sub == "scale" && t->scale) ||
+                 (sub == "eviction" && t->has_eviction) || (sub == "binding" && t->has_binding) ||
+                 (sub == "approval" && t->has_approval) ||
                  (sub == "finalize" && plural == "namespaces" && group.empty());
     if (!known) return c.fail(not_served());
   }
@@ -318,6 +357,7 @@ void api_server::serve_resource(context& c, const std::string& group, const std:
   auto opts = write_options_from(c.query);
   const std::string scope_ns = t->namespaced ? ns : "";
 
+  if (sub == "scale") return serve_scale(c, *t, scope_ns, name, ct, body.value(), opts);
   if (verb == "get") {
     auto o = ops_.store().get(t->storage_key(), scope_ns, name);
     if (!o) return c.fail(not_found(plural, group, name));
@@ -403,11 +443,11 @@ void api_server::serve_resource(context& c, const std::string& group, const std:
       return c.fail(bad_request("the DeleteOptions body must be a JSON object"));
     }
     if (c.has("gracePeriodSeconds")) {
-      try {
-        d.grace_period_seconds = std::stoll(c.param("gracePeriodSeconds"));
-      } catch (...) {
-        return c.fail(bad_request("invalid gracePeriodSeconds"));
-      }
+      auto g = parse_int64(c.param("gracePeriodSeconds"));
+      if (!g)
+        return c.fail(
+            bad_request("invalid gracePeriodSeconds: \"" + c.param("gracePeriodSeconds") + "\""));
+      d.grace_period_seconds = *g;
     }
     if (c.has("propagationPolicy")) d.propagation = c.param("propagationPolicy");
     if (c.param("dryRun") == "All") d.dry_run = true;
@@ -421,6 +461,38 @@ void api_server::serve_resource(context& c, const std::string& group, const std:
   c.fail(method_not_allowed("the server does not allow this method on the requested resource"));
 }
 
+void api_server::serve_scale(context& c, const resource_type& t, const std::string& ns,
+                             const std::string& name, const std::string& content_type,
+                             const json::value& body, write_options& opts) {
+  auto o = ops_.store().get(t.storage_key(), ns, name);
+  if (!o) return c.fail(not_found(t.plural, t.group, name));
+  auto current = scale_of(t, o->object);
+  const auto& method = c.request.method;
+  if (method == "GET") return c.reply(200, current);
+  json::value next_scale;
+  if (method == "PUT") {
+    if (!body.is_object()) return c.fail(bad_request("the request body must be a JSON object"));
+    next_scale = body;
+  } else if (method == "PATCH") {
+    next_scale = current;
+    if (content_type == "application/json-patch+json") {
+      if (auto s = apply_json_patch(next_scale, body); !s) return c.fail(s.error());
+    } else {
+      // Scale has no lists: strategic merge and apply behave as a merge patch on it.
+      if (!body.is_object()) return c.fail(bad_request("the patch must be a JSON object"));
+      apply_merge_patch(next_scale, body);
+    }
+  } else {
+    return c.fail(
+        method_not_allowed("the server does not allow this method on the requested resource"));
+  }
+  auto next = with_scale(t, o->object, next_scale);
+  if (!next) return c.fail(next.error());
+  auto r = ops_.update(t, ns, name, std::move(next.value()), write_scope::main, opts);
+  if (!r) return c.fail(r.error());
+  c.reply(200, scale_of(t, r.value()->object));
+}
+
 void api_server::serve_list(context& c, const resource_type& t, const std::string& ns) {
   auto labels = label_selector::parse(c.param("labelSelector"));
   if (!labels) return c.fail(labels.error());
@@ -428,92 +500,87 @@ void api_server::serve_list(context& c, const resource_type& t, const std::strin
   if (!fields) return c.fail(fields.error());
   std::size_t limit = 0;
   if (c.has("limit")) {
-    try {
-      long long l = std::stoll(c.param("limit"));
-      limit = l > 0 ? static_cast<std::size_t>(l) : 0;
-    } catch (...) {
-      return c.fail(bad_request("invalid limit"));
-    }
+    auto l = parse_int64(c.param("limit"));
+    if (!l) return c.fail(bad_request("invalid limit: \"" + c.param("limit") + "\""));
+    limit = *l > 0 ? static_cast<std::size_t>(*l) : 0;
   }
   auto rv_param = c.param("resourceVersion");
   std::uint64_t list_rv = ops_.store().current_rv();
   if (!rv_param.empty() && rv_param != "0") {
-    try {
-      auto want = std::stoull(rv_param);
-      if (want > list_rv) {
-        api_error e;
-        e.code = 504;
-        e.reason = "Timeout";
-        e.message =
-            "Too large resource version: " + rv_param + ", current: " + std::to_string(list_rv);
-        e.causes.push_back(json::object{{"reason", "ResourceVersionTooLarge"},
-                                        {"message", "Too large resource version"}});
-        return c.fail(e);
-      }
-    } catch (...) {
-      return c.fail(bad_request("invalid resourceVersion: " + rv_param));
+    auto want = parse_uint64(rv_param);
+    if (!want) return c.fail(bad_request("invalid resourceVersion: " + rv_param));
+    if (*want > list_rv) {
+      api_error e;
+      e.code = 504;
+      e.reason = "Timeout";
+      e.message =
+          "Too large resource version: " + rv_param + ", current: " + std::to_string(list_rv);
+      e.causes.push_back(json::object{{"reason", "ResourceVersionTooLarge"},
+                                      {"message", "Too large resource version"}});
+      return c.fail(e);
     }
   }
   std::string start_after;
+  // A continued list shows the objects as they were when its first page was served.
+  std::map<std::string, object_ptr> snapshot;
   if (c.has("continue") && !c.param("continue").empty()) {
     if (!rv_param.empty() && rv_param != "0")
       return c.fail(bad_request("specifying resource version is not allowed when using continue"));
-    std::uint64_t token_rv = 0;
+    std::int64_t token_rv = 0;
     if (!decode_continue(c.param("continue"), token_rv, start_after))
       return c.fail(
           bad_request("continue key is not valid: incorrect encoded start resourceVersion (version "
                       "meta.k8s.io/v1)"));
-    if (token_rv < hub_.compacted_rv() || hub_.take_forced_expired())
-      return c.fail(gone(
+    // rv -1 is the "inconsistent" continuation offered with a 410: from the newest state.
+    if (token_rv > 0 && (static_cast<std::uint64_t>(token_rv) < hub_.compacted_rv() ||
+                         hub_.take_forced_expired())) {
+      auto e = gone(
           "The provided continue parameter is too old to display a consistent list result. You can "
           "start a new list without the continue parameter, or use the continue token in this "
           "response to retrieve the remainder of the results. Continuing with the provided token "
           "results in an inconsistent list - objects that were created, modified, or deleted "
-          "between the time the first chunk was returned and now may show up in the list."));
-    list_rv = token_rv;
+          "between the time the first chunk was returned and now may show up in the list.");
+      e.continue_token = encode_continue(-1, start_after);
+      return c.fail(e);
+    }
+    if (token_rv > 0) {
+      list_rv = static_cast<std::uint64_t>(token_rv);
+      if (list_rv < ops_.store().current_rv()) snapshot = hub_.states_at(t.storage_key(), list_rv);
+    }
   }
   std::vector<object_ptr> items;
   std::string next_key;
-  const auto* coll = ops_.store().objects(t.storage_key());
-  auto consider = [&](const std::string& key, const object_ptr& o) {
-    if (!labels.value().empty() &&
-        !labels.value().matches(object_at(o->object, {"metadata", "labels"})))
-      return;
-    if (!fields.value().matches(o->object)) return;
+  bool more = false;
+  auto selected = [&](const object_ptr& o) {
+    return (labels.value().empty() ||
+            labels.value().matches(object_at(o->object, {"metadata", "labels"}))) &&
+           fields.value().matches(o->object);
+  };
+  auto visit = [&](const std::string& key, const object_ptr& o) {
+    if (!selected(o)) return true;
+    if (limit && items.size() >= limit) {
+      more = true;  // a further match exists: a continue token is due
+      return false;
+    }
     items.push_back(o);
     next_key = key;
+    return true;
   };
-  bool more = false;
-  if (coll) {
-    auto exact = fields.value().exact_name();
-    if (exact && (!t.namespaced || !ns.empty())) {
-      auto it = coll->find(object_key(t.namespaced ? ns : "", *exact));
-      if (it != coll->end() && (start_after.empty() || it->first > start_after))
-        consider(it->first, it->second);
-    } else {
-      std::string prefix = ns.empty() ? "" : ns + "/";
-      auto it = start_after.empty() ? coll->lower_bound(prefix) : coll->upper_bound(start_after);
-      for (; it != coll->end(); ++it) {
-        if (!prefix.empty() && it->first.compare(0, prefix.size(), prefix) != 0) break;
-        if (limit && items.size() >= limit) {
-          // Is there any further match? Only then is a continue token due.
-          for (auto j = it; j != coll->end(); ++j) {
-            if (!prefix.empty() && j->first.compare(0, prefix.size(), prefix) != 0) break;
-            const auto& o = j->second->object;
-            if ((labels.value().empty() ||
-                 labels.value().matches(object_at(o, {"metadata", "labels"}))) &&
-                fields.value().matches(o)) {
-              more = true;
-              break;
-            }
-          }
-          break;
-        }
-        consider(it->first, it->second);
-      }
+  const auto* coll = ops_.store().objects(t.storage_key());
+  auto exact = fields.value().exact_name();
+  if (exact && (!t.namespaced || !ns.empty())) {
+    auto key = object_key(t.namespaced ? ns : "", *exact);
+    object_ptr o;
+    if (auto s = snapshot.find(key); s != snapshot.end()) {
+      o = s->second;
+    } else if (coll) {
+      if (auto it = coll->find(key); it != coll->end()) o = it->second;
     }
+    if (o && (start_after.empty() || key > start_after)) visit(key, o);
+  } else {
+    walk_objects(coll, snapshot, ns.empty() ? "" : ns + "/", start_after, visit);
   }
-  std::string token = more ? encode_continue(list_rv, next_key) : "";
+  std::string token = more ? encode_continue(static_cast<std::int64_t>(list_rv), next_key) : "";
   if (c.wants_table())
     return c.reply(200, make_table(t, items, ops_.now(), std::to_string(list_rv), token));
   std::string out;
@@ -556,11 +623,10 @@ void api_server::serve_watch(context& c, const resource_type& t, const std::stri
   spec.bookmarks = c.flag("allowWatchBookmarks");
   auto timeout = settings_.default_watch_timeout;
   if (c.has("timeoutSeconds")) {
-    try {
-      timeout = std::chrono::seconds(std::stoll(c.param("timeoutSeconds")));
-    } catch (...) {
-      return c.fail(bad_request("invalid timeoutSeconds"));
-    }
+    auto seconds = parse_int64(c.param("timeoutSeconds"));
+    if (!seconds || *seconds < 0 || *seconds > 1000000000)
+      return c.fail(bad_request("invalid timeoutSeconds: \"" + c.param("timeoutSeconds") + "\""));
+    timeout = std::chrono::seconds(*seconds);
   }
   spec.deadline = std::chrono::steady_clock::now() + timeout;
   if (c.wants_table()) {
@@ -576,11 +642,9 @@ void api_server::serve_watch(context& c, const resource_type& t, const std::stri
   std::uint64_t from = 0;
   bool initial = rv_param.empty() || rv_param == "0";
   if (!initial) {
-    try {
-      from = std::stoull(rv_param);
-    } catch (...) {
-      return c.fail(bad_request("invalid resourceVersion: " + rv_param));
-    }
+    auto parsed = parse_uint64(rv_param);
+    if (!parsed) return c.fail(bad_request("invalid resourceVersion: " + rv_param));
+    from = *parsed;
   }
   if (c.has("sendInitialEvents") && c.flag("sendInitialEvents")) initial = true;
   header_list headers{{"Content-Type", "application/json"}, {"Cache-Control", "no-cache, private"}};

@@ -38,6 +38,9 @@ class api_server {
   void serve_resource(context& c, const std::string& group, const std::string& version,
                       const std::vector<std::string>& rest);
   void serve_list(context& c, const resource_type& t, const std::string& ns);
+  void serve_scale(context& c, const resource_type& t, const std::string& ns,
+                   const std::string& name, const std::string& content_type,
+                   const boost::json::value& body, write_options& opts);
   void serve_watch(context& c, const resource_type& t, const std::string& ns);
   void serve_delete_collection(context& c, const resource_type& t, const std::string& ns);
 

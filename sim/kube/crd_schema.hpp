@@ -1,9 +1,11 @@
 #pragma once
 // A custom resource's structural schema (openAPIV3Schema) applied as the API server applies it:
 // defaults first, then pruning of unknown fields (reported so Strict field validation can refuse
-// them), then validation of types, enums, patterns, bounds and required fields with causes whose
-// field paths read like kube-apiserver's ("spec.weight"). CEL rules are left to the controller.
+// them), then validation of types, enums, patterns (RE2, Go's syntax), bounds and required fields
+// with causes whose field paths read like kube-apiserver's ("spec.weight"). CEL rules are left to
+// the controller.
 #include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 #include <string>
 #include <vector>
@@ -14,6 +16,9 @@ struct schema_outcome {
   boost::json::array causes;                // FieldValue* causes for a 422
   std::vector<std::string> unknown_fields;  // pruned paths, e.g. "spec.foo"
 };
+
+// Causes for a 422 of a CRD whose schema has a `pattern` that is no valid regular expression.
+boost::json::array check_schema_patterns(const boost::json::object& crd);
 
 // Applies `schema` to a whole object. apiVersion, kind and metadata at the root are kept as the
 // API machinery owns them.

@@ -83,6 +83,14 @@ std::optional<json::object> resource_list_document(const resource_registry& regi
                                        {"namespaced", t->namespaced},
                                        {"kind", t->kind},
                                        {"verbs", json::array{"get", "patch", "update"}}});
+    if (t->scale)
+      resources.push_back(json::object{{"name", t->plural + "/scale"},
+                                       {"singularName", ""},
+                                       {"namespaced", t->namespaced},
+                                       {"group", "autoscaling"},
+                                       {"version", "v1"},
+                                       {"kind", "Scale"},
+                                       {"verbs", json::array{"get", "patch", "update"}}});
     if (t->has_eviction)
       resources.push_back(json::object{{"name", t->plural + "/eviction"},
                                        {"singularName", ""},
@@ -138,6 +146,7 @@ json::object aggregated_document(const resource_registry& registry, bool core) {
               {"verbs", std::move(verbs)}});
         };
         if (t->has_status) sub("status", t->group, t->version, t->kind, {"get", "patch", "update"});
+        if (t->scale) sub("scale", "autoscaling", "v1", "Scale", {"get", "patch", "update"});
         if (t->has_eviction) sub("eviction", "policy", "v1", "Eviction", {"create"});
         if (t->has_binding) sub("binding", "", "v1", "Binding", {"create"});
         if (t->has_approval)

@@ -2,6 +2,7 @@
 
 #include <openssl/rand.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -270,6 +271,24 @@ std::optional<std::int64_t> as_int(const json::value& v) {
     if (std::floor(d) == d && std::fabs(d) < 9e18) return static_cast<std::int64_t>(d);
   }
   return std::nullopt;
+}
+
+}  // namespace kp::sim::kube
+
+namespace kp::sim::kube {
+
+std::optional<std::int64_t> parse_int64(std::string_view text) {
+  std::int64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<std::uint64_t> parse_uint64(std::string_view text) {
+  std::uint64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return v;
 }
 
 }  // namespace kp::sim::kube

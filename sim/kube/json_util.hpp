@@ -43,6 +43,10 @@ std::string base64_encode(std::string_view data);
 std::optional<std::string> base64_decode(std::string_view text);
 std::string url_decode(std::string_view text);
 std::multimap<std::string, std::string> parse_query(std::string_view query);
+// Whole decimal text as a number (query parameters, resourceVersions), or nullopt: no sign for
+// unsigned, nothing before or after the digits.
+std::optional<std::int64_t> parse_int64(std::string_view text);
+std::optional<std::uint64_t> parse_uint64(std::string_view text);
 // int64 from a JSON number (integer or integral double); nullopt otherwise.
 std::optional<std::int64_t> as_int(const boost::json::value& v);
 

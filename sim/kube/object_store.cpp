@@ -63,14 +63,15 @@ object_ptr object_store::erase(const std::string& storage_key, std::string_view 
   if (c == data_.end()) return nullptr;
   auto it = c->second.find(object_key(namespace_name, name));
   if (it == c->second.end()) return nullptr;
-  auto last = it->second->object;
+  auto previous = it->second;
+  auto last = previous->object;
   c->second.erase(it);
   uids_.erase(std::string(meta_uid(last)));
   auto rv = ++rv_;
   ++removals_;
   ensure_object(last, "metadata")["resourceVersion"] = std::to_string(rv);
   auto stored = make_stored(std::move(last));
-  hub_.publish(watch_event{rv, storage_key, "DELETED", stored, nullptr});
+  hub_.publish(watch_event{rv, storage_key, "DELETED", stored, previous});
   return stored;
 }
 

@@ -1,11 +1,12 @@
 #include "sim/kube/operations.hpp"
 
 #include <algorithm>
-#include <regex>
 
+#include "sim/kube/crd_rules.hpp"
 #include "sim/kube/crd_schema.hpp"
 #include "sim/kube/json_util.hpp"
 #include "sim/kube/patch.hpp"
+#include "sim/kube/time_fields.hpp"
 
 namespace kp::sim::kube {
 namespace json = boost::json;
@@ -21,17 +22,36 @@ bool is_pod_terminal(const json::object& pod) {
 
 namespace {
 
-bool valid_subdomain(std::string_view name) {
-  if (name.empty() || name.size() > 253) return false;
-  static const std::regex re("^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$");
-  return std::regex_match(name.begin(), name.end(), re);
+bool lower_alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+bool alnum(char c) {
+  return lower_alnum(c) || (c >= 'A' && c <= 'Z');
 }
 
+// An RFC 1123 subdomain: dot-separated labels of [a-z0-9-], each starting and ending alphanumeric.
+bool valid_subdomain(std::string_view name) {
+  if (name.empty() || name.size() > 253) return false;
+  std::size_t start = 0;
+  while (true) {
+    auto dot = name.find('.', start);
+    auto label =
+        name.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (label.empty() || !lower_alnum(label.front()) || !lower_alnum(label.back())) return false;
+    for (char c : label)
+      if (!lower_alnum(c) && c != '-') return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+// Empty, or at most 63 of [A-Za-z0-9-_.] starting and ending alphanumeric.
 bool valid_label_value(std::string_view v) {
   if (v.empty()) return true;
-  if (v.size() > 63) return false;
-  static const std::regex re("^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$");
-  return std::regex_match(v.begin(), v.end(), re);
+  if (v.size() > 63 || !alnum(v.front()) || !alnum(v.back())) return false;
+  for (char c : v)
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  return true;
 }
 
 std::string random_suffix() {
@@ -115,7 +135,7 @@ api_status operations::check_create_allowed(const resource_type& type, std::stri
 }
 
 api_status operations::apply_schema_rules(const resource_type& type, json::object& object,
-                                          write_options& options) {
+                                          const json::object* old, write_options& options) {
   if (!type.custom || !type.schema) return api_ok{};
   json::value v = std::move(object);
   auto outcome = apply_schema(v, *type.schema);
@@ -131,6 +151,17 @@ api_status operations::apply_schema_rules(const resource_type& type, json::objec
     if (options.field_validation != "Ignore")
       for (const auto& f : outcome.unknown_fields)
         options.warnings.push_back("unknown field \"" + f + "\"");
+  }
+  // Type errors block the CEL rules, as in kube-apiserver: rules would only repeat them.
+  bool blocking =
+      std::any_of(outcome.causes.begin(), outcome.causes.end(), [](const json::value& c) {
+        return string_at(c.get_object(), {"reason"}) == "FieldValueTypeInvalid";
+      });
+  if (!blocking) {
+    json::value old_value = old ? json::value(*old) : json::value(nullptr);
+    json::value now_value(object);
+    auto rule_causes = evaluate_crd_rules(now_value, old ? &old_value : nullptr, *type.schema);
+    for (auto& c : rule_causes) outcome.causes.push_back(std::move(c));
   }
   if (!outcome.causes.empty())
     return invalid(type.kind, type.group, std::string(meta_name(object)),
@@ -299,6 +330,8 @@ api_status operations::validate(const resource_type& type, const json::object& o
       causes.push_back(field_cause(
           "FieldValueInvalid", "metadata.name",
           "Invalid value: \"" + name + "\": must be spec.names.plural+\".\"+spec.group"));
+    for (auto& c : check_schema_patterns(object)) causes.push_back(std::move(c));
+    for (auto& c : check_crd_rules(object)) causes.push_back(std::move(c));
   }
   if (type.group == "certificates.k8s.io" && !old) {
     auto req = string_at(object, {"spec", "request"});
@@ -361,7 +394,10 @@ api_result<object_ptr> operations::create(const resource_type& type, std::string
   if (auto s = check_create_allowed(type, ns); !s) return s.error();
   if (store_.get(type.storage_key(), type.namespaced ? ns : "", name))
     return already_exists(type.plural, type.group, name);
-  if (auto s = apply_schema_rules(type, object, options); !s) return s.error();
+  if (auto s = apply_schema_rules(type, object, nullptr, options); !s) return s.error();
+  if (!type.custom) {
+    if (auto s = normalize_time_fields(object, type.kind, type.version); !s) return s.error();
+  }
   prepare_create(type, object, user);
   if (auto s = validate(type, object, nullptr); !s) return s.error();
   auto& m = ensure_object(object, "metadata");
@@ -466,7 +502,7 @@ api_result<object_ptr> operations::update(const resource_type& type, std::string
       else
         next.erase("status");
     }
-    if (auto s = apply_schema_rules(type, next, options); !s) return s.error();
+    if (auto s = apply_schema_rules(type, next, &old->object, options); !s) return s.error();
     auto& meta = ensure_object(next, "metadata");
     // Identity and lifecycle fields are the server's.
     for (const char* k : {"uid", "creationTimestamp", "deletionTimestamp",
@@ -485,7 +521,10 @@ api_result<object_ptr> operations::update(const resource_type& type, std::string
     }
   }
   if (type.custom && type.schema && scope == write_scope::status) {
-    if (auto s = apply_schema_rules(type, next, options); !s) return s.error();
+    if (auto s = apply_schema_rules(type, next, &old->object, options); !s) return s.error();
+  }
+  if (!type.custom) {
+    if (auto s = normalize_time_fields(next, type.kind, type.version); !s) return s.error();
   }
   if (auto s = validate(type, next, old); !s) return s.error();
   return commit(type, old, std::move(next), options.dry_run);

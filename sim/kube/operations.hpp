@@ -78,8 +78,10 @@ class operations {
  private:
   api_result<object_ptr> commit(const resource_type& type, const object_ptr& old,
                                 boost::json::object next, bool dry_run);
+  // Schema defaults, pruning and validation, then the CEL rules (with `old` for transition
+  // rules and ratcheting; nullptr on create).
   api_status apply_schema_rules(const resource_type& type, boost::json::object& object,
-                                write_options& options);
+                                const boost::json::object* old, write_options& options);
   api_status check_create_allowed(const resource_type& type, std::string_view ns);
   void prepare_create(const resource_type& type, boost::json::object& object,
                       const user_info& user);

@@ -48,6 +48,7 @@ resource_registry::resource_registry() {
                  builtin("apps", "v1", "StatefulSet", "statefulsets", true, {"sts"}, true),
                  builtin("apps", "v1", "DaemonSet", "daemonsets", true, {"ds"}, true)}) {
     t.categories = {"all"};
+    if (t.plural != "daemonsets") t.scale = scale_paths{};
     add(t);
   }
   add(builtin("coordination.k8s.io", "v1", "Lease", "leases", true));
@@ -137,6 +138,13 @@ void resource_registry::register_crd(const json::object& crd) {
       for (const auto& s : *cats)
         if (s.is_string()) t.categories.emplace_back(s.get_string());
     t.has_status = find_path(*v, {"subresources", "status"}) != nullptr;
+    if (const auto* s = object_at(*v, {"subresources", "scale"})) {
+      scale_paths paths;
+      paths.spec_replicas = std::string(string_at(*s, {"specReplicasPath"}));
+      paths.status_replicas = std::string(string_at(*s, {"statusReplicasPath"}));
+      paths.label_selector = std::string(string_at(*s, {"labelSelectorPath"}));
+      t.scale = std::move(paths);
+    }
     t.custom = true;
     if (const auto* schema = find_path(*v, {"schema", "openAPIV3Schema"}))
       t.schema = std::make_shared<const json::value>(*schema);

@@ -4,6 +4,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,14 @@ struct printer_column {
   std::string type;  // string, integer, date, ...
   std::string json_path;
   int priority = 0;
+};
+
+// Where a resource keeps what its /scale subresource (autoscaling/v1 Scale) shows: JSON paths
+// as a CRD's subresources.scale writes them (".spec.replicas").
+struct scale_paths {
+  std::string spec_replicas = ".spec.replicas";
+  std::string status_replicas = ".status.replicas";
+  std::string label_selector;  // a string field; empty: built-ins render .spec.selector
 };
 
 struct resource_type {
@@ -30,6 +39,7 @@ struct resource_type {
   bool has_binding = false;   // pods
   bool has_approval = false;  // certificatesigningrequests
   bool custom = false;        // served from a CRD: strategic merge patch is refused
+  std::optional<scale_paths> scale;
   // Version schema of a CRD (openAPIV3Schema) and its printer columns.
   std::shared_ptr<const boost::json::value> schema;
   std::vector<printer_column> columns;

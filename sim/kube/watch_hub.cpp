@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "sim/kube/json_util.hpp"
+#include "sim/kube/object_store.hpp"
 
 namespace kp::sim::kube {
 namespace json = boost::json;
@@ -118,6 +119,21 @@ void watch_hub::tick(std::chrono::steady_clock::time_point now, std::uint64_t cu
     watches_.erase(it);
     ex->finish();
   }
+}
+
+std::map<std::string, object_ptr> watch_hub::states_at(const std::string& storage_key,
+                                                       std::uint64_t rv) const {
+  std::map<std::string, object_ptr> out;
+  auto first = std::upper_bound(history_.begin(), history_.end(), rv,
+                                [](std::uint64_t r, const watch_event& e) { return r < e.rv; });
+  // Newest first, so the last assignment per key is the state before its oldest later change.
+  for (auto it = history_.end(); it != first;) {
+    --it;
+    if (it->storage_key != storage_key || !it->object) continue;
+    auto key = object_key(meta_namespace(it->object->object), meta_name(it->object->object));
+    out[key] = it->type == "ADDED" ? nullptr : it->previous;
+  }
+  return out;
 }
 
 void watch_hub::drop_all() {

@@ -23,7 +23,7 @@ struct watch_event {
   std::string storage_key;
   std::string type;  // ADDED, MODIFIED, DELETED
   object_ptr object;
-  object_ptr previous;  // the version before a MODIFIED, for selector transitions
+  object_ptr previous;  // the version before a MODIFIED or DELETED
 };
 
 struct watch_spec {
@@ -60,6 +60,11 @@ class watch_hub {
   void tick(std::chrono::steady_clock::time_point now, std::uint64_t current_rv,
             std::chrono::milliseconds bookmark_interval);
   void drop_all();
+  // The objects of one resource changed after `rv`, each as it was at `rv` (nullptr: it did
+  // not exist then), keyed like the store ("namespace/name"). Only meaningful for
+  // rv >= compacted_rv(). Continued list pages are served from this snapshot.
+  std::map<std::string, object_ptr> states_at(const std::string& storage_key,
+                                              std::uint64_t rv) const;
   std::size_t watch_count() const { return watches_.size(); }
 
   // Test control: the next `n` watch or continue requests are answered 410 Expired.
