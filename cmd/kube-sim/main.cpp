@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sim/kube/cluster.hpp"
+#include "sim/kube/json_util.hpp"
 
 namespace {
 
@@ -15,7 +16,7 @@ void usage() {
   std::cout << "usage: kube-sim [--listen 127.0.0.1:PORT] [--kubeconfig-out FILE] [--ca-out FILE]\n"
                "                [--admin-token TOKEN] [--watch-history EVENTS]\n"
                "                [--node-monitor-grace SECONDS] [--pod-termination-ms MS]\n"
-               "                [--bookmark-interval-ms MS]\n"
+               "                [--bookmark-interval-ms MS] [--max-request-body-bytes BYTES]\n"
                "                [--disable-controllers NAME[,NAME...]]\n"
                "controllers: scheduler kubelet replicaset node-lifecycle token-cleaner "
                "garbage-collector\n"
@@ -31,6 +32,15 @@ bool write_file_atomically(const std::string& path, const std::string& content) 
     if (!out.flush()) return false;
   }
   return std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+// A whole decimal number within [min, max]; anything else is a bad flag value.
+std::uint64_t number(const std::string& text, std::uint64_t min, std::uint64_t max) {
+  auto v = kp::sim::kube::parse_uint64(text);
+  if (!v || *v < min || *v > max)
+    throw std::invalid_argument("\"" + text + "\" is not a whole number from " +
+                                std::to_string(min) + " to " + std::to_string(max));
+  return *v;
 }
 
 }  // namespace
@@ -56,7 +66,7 @@ int main(int argc, char** argv) {
         auto colon = value.rfind(':');
         if (colon == std::string::npos) throw std::invalid_argument("--listen needs ADDRESS:PORT");
         options.address = value.substr(0, colon);
-        options.port = static_cast<std::uint16_t>(std::stoi(value.substr(colon + 1)));
+        options.port = static_cast<std::uint16_t>(number(value.substr(colon + 1), 0, 65535));
       } else if (arg == "--kubeconfig-out") {
         kubeconfig_out = value;
       } else if (arg == "--ca-out") {
@@ -64,13 +74,15 @@ int main(int argc, char** argv) {
       } else if (arg == "--admin-token") {
         options.admin_token = value;
       } else if (arg == "--watch-history") {
-        options.watch_history = std::stoul(value);
+        options.watch_history = number(value, 1, 100000000);
       } else if (arg == "--node-monitor-grace") {
-        options.controllers.node_monitor_grace = std::chrono::seconds(std::stol(value));
+        options.controllers.node_monitor_grace = std::chrono::seconds(number(value, 1, 1u << 30));
       } else if (arg == "--bookmark-interval-ms") {
-        options.bookmark_interval = std::chrono::milliseconds(std::stol(value));
+        options.bookmark_interval = std::chrono::milliseconds(number(value, 1, 1u << 30));
       } else if (arg == "--pod-termination-ms") {
-        options.controllers.pod_termination = std::chrono::milliseconds(std::stol(value));
+        options.controllers.pod_termination = std::chrono::milliseconds(number(value, 0, 1u << 30));
+      } else if (arg == "--max-request-body-bytes") {
+        options.max_request_body = number(value, 1024, std::uint64_t{1} << 32);
       } else if (arg == "--disable-controllers") {
         std::size_t start = 0;
         while (start <= value.size()) {

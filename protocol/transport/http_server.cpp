@@ -176,7 +176,8 @@ class session final : public session_link, public std::enable_shared_from_this<s
       st->pending += c;
       // A client that reads slower than the stream produces: drop it rather than buffer
       // without bound (a watcher then re-lists, as after any disconnect).
-      if (st->pending.size() > self->shared_->options.body_limit) return self->close();
+      const auto& o = self->shared_->options;
+      if (st->pending.size() > o.stream_buffer_limit.value_or(o.body_limit)) return self->close();
       self->pump();
     });
   }
@@ -315,7 +316,7 @@ class session final : public session_link, public std::enable_shared_from_this<s
       r.status = 413;
       r.body = "request body exceeds the limit of " + std::to_string(shared_->options.body_limit) +
                " bytes\n";
-      do_respond(st, std::move(r));
+      do_respond(st, shared_->options.body_limit_reply.value_or(std::move(r)));
       return;
     }
     if (ec) {

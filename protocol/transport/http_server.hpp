@@ -57,6 +57,11 @@ struct server_options {
   // Largest request body (413 beyond); also the most stream data buffered for a slow client
   // before its connection is dropped.
   std::size_t body_limit = 256u << 20;
+  // When set: the most stream data buffered for a slow client instead of body_limit (a server
+  // with small request bodies may still stream large watch replays), and the reply to a body
+  // over the limit instead of a plain-text 413 (an API answering in its own error shape).
+  std::optional<std::size_t> stream_buffer_limit;
+  std::optional<http_response> body_limit_reply;
 };
 
 class http_server {

@@ -7,6 +7,7 @@
 #include "sim/kube/json_util.hpp"
 #include "sim/kube/patch.hpp"
 #include "sim/kube/pdb.hpp"
+#include "sim/kube/protobuf_body.hpp"
 #include "sim/kube/scale.hpp"
 #include "sim/kube/selectors.hpp"
 #include "sim/kube/table.hpp"
@@ -345,14 +346,20 @@ void api_server::serve_resource(context& c, const std::string& group, const std:
   if (verb == "deletecollection") return serve_delete_collection(c, *t, ns);
 
   auto ct = content_type_base(c.request.header("Content-Type"));
+  bool protobuf = ct == protobuf_content_type;
   if ((method == "POST" || method == "PUT") && !ct.empty() && ct != "application/json" &&
-      ct != "*/*")
+      ct != "*/*" && !protobuf)
     return c.fail(unsupported_media_type(ct));
   if (method == "PATCH" && ct != "application/json-patch+json" &&
       ct != "application/merge-patch+json" && ct != "application/strategic-merge-patch+json" &&
       ct != "application/apply-patch+yaml")
     return c.fail(unsupported_media_type(ct));
-  auto body = parse_body(c.request.body);
+  auto body = protobuf && !c.request.body.empty() ? [&]() -> api_result<json::value> {
+    auto o = decode_protobuf_object(c.request.body);
+    if (!o) return o.error();
+    return json::value(std::move(o.value()));
+  }()
+      : parse_body(c.request.body);
   if (!body) return c.fail(body.error());
   auto opts = write_options_from(c.query);
   const std::string scope_ns = t->namespaced ? ns : "";

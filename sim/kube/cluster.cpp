@@ -192,6 +192,18 @@ status cluster::start() {
   so.tls = transport::server_tls{server_cert->certificate_pem, server_cert->private_key_pem,
                                  s.ca->certificate_pem()};
   so.idle_timeout = std::chrono::seconds(3600);  // watches may be quiet for a long time
+  so.body_limit = s.options.max_request_body;
+  so.stream_buffer_limit = std::size_t{256} << 20;  // watch replays of large collections
+  api_error too_large;
+  too_large.code = 413;
+  too_large.reason = "RequestEntityTooLarge";
+  too_large.message =
+      "Request entity too large: limit is " + std::to_string(s.options.max_request_body);
+  transport::http_response too_large_reply;
+  too_large_reply.status = 413;
+  too_large_reply.headers.emplace_back("Content-Type", "application/json");
+  too_large_reply.body = json::serialize(too_large.to_status());
+  so.body_limit_reply = std::move(too_large_reply);
   s.server = std::make_unique<transport::http_server>(
       s.io, so, [weak](transport::http_request req, std::shared_ptr<transport::http_exchange> ex) {
         if (auto self = weak.lock()) self->api->handle(std::move(req), std::move(ex));

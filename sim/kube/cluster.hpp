@@ -26,6 +26,8 @@ struct cluster_options {
   std::chrono::milliseconds tick{200};              // periodic controller pass
   std::chrono::milliseconds min_pass_interval{20};  // coalesces passes after bursts of writes
   std::chrono::milliseconds bookmark_interval{10000};
+  // Largest request body, as kube-apiserver's 3 MiB (413 RequestEntityTooLarge beyond).
+  std::size_t max_request_body = 3u << 20;
   controller_settings controllers;
   // Simulated controllers by name; all on by default.
   std::map<std::string, bool> enabled{
