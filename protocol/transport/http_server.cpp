@@ -420,7 +420,22 @@ class session final : public session_link, public std::enable_shared_from_this<s
     st->head->keep_alive(keep_alive_for(*st));
     st->head->chunked(true);
     if (stopping_) st->finish_requested = true;
+    if (!reading_ && read_closed_) watch_for_close();
     pump();
+  }
+
+  // A stream on a connection that reads no further requests (the client sent Connection: close)
+  // still needs a read pending: it is what keeps the session alive between writes, and it
+  // notices the client leaving. Bytes the client sends anyway are discarded.
+  void watch_for_close() {
+    if (closed_) return;
+    reading_ = true;
+    stream_.async_read_some(net::buffer(drain_buffer_),
+                            [self = this->shared_from_this()](error_code ec, std::size_t) {
+                              self->reading_ = false;
+                              if (ec || self->closed_) return self->close();
+                              self->watch_for_close();
+                            });
   }
 
   void pump() {

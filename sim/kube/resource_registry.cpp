@@ -51,6 +51,11 @@ resource_registry::resource_registry() {
     if (t.plural != "daemonsets") t.scale = scale_paths{};
     add(t);
   }
+  for (auto t : {builtin("batch", "v1", "Job", "jobs", true, {}, true),
+                 builtin("batch", "v1", "CronJob", "cronjobs", true, {"cj"}, true)}) {
+    t.categories = {"all"};
+    add(t);
+  }
   add(builtin("coordination.k8s.io", "v1", "Lease", "leases", true));
   add(builtin("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", true, {"pdb"}, true));
   add(builtin("events.k8s.io", "v1", "Event", "events", true, {"ev"}));

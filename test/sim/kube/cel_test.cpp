@@ -68,7 +68,7 @@ TEST(CelUpstreamRules, MinValuesNeedsAsManyValues) {
 
 TEST(CelUpstreamRules, RestrictedKarpenterLabelDomainOnAKey) {
   const std::string rule =
-      R"(self in ["karpenter.sh/capacity-type", "karpenter.sh/nodepool"] || !self.find("^([^/]+)").endsWith("karpenter.sh"))";
+      R"cel(self in ["karpenter.sh/capacity-type", "karpenter.sh/nodepool"] || !self.find("^([^/]+)").endsWith("karpenter.sh"))cel";
   EXPECT_EQ(run(rule, R"("karpenter.sh/capacity-type")"), "true");
   EXPECT_EQ(run(rule, R"("karpenter.sh/other")"), "false");
   EXPECT_EQ(run(rule, R"("sub.karpenter.sh/other")"), "false");
@@ -78,7 +78,7 @@ TEST(CelUpstreamRules, RestrictedKarpenterLabelDomainOnAKey) {
 
 TEST(CelUpstreamRules, RestrictedKarpenterLabelDomainOnLabelMaps) {
   const std::string rule =
-      R"(self.all(x, x in ["karpenter.sh/capacity-type", "karpenter.sh/nodepool"] || !x.find("^([^/]+)").endsWith("karpenter.sh")))";
+      R"cel(self.all(x, x in ["karpenter.sh/capacity-type", "karpenter.sh/nodepool"] || !x.find("^([^/]+)").endsWith("karpenter.sh")))cel";
   EXPECT_EQ(run(rule, R"({"team":"a","karpenter.sh/nodepool":"p"})"), "true");
   EXPECT_EQ(run(rule, R"({"karpenter.sh/foo":"x"})"), "false");
 }
@@ -192,12 +192,12 @@ TEST(CelProviderRules, ImageGcThresholdsAndJoinCommand) {
 
 TEST(CelProviderRules, RestrictedKubernetesAndK8sDomains) {
   const std::string k8s =
-      R"(self.find("^([^/]+)").endsWith("kops.k8s.io") || !self.find("^([^/]+)").endsWith("k8s.io"))";
+      R"cel(self.find("^([^/]+)").endsWith("kops.k8s.io") || !self.find("^([^/]+)").endsWith("k8s.io"))cel";
   EXPECT_EQ(run(k8s, R"("x.k8s.io/a")"), "false");
   EXPECT_EQ(run(k8s, R"("kops.k8s.io/a")"), "true");
   EXPECT_EQ(run(k8s, R"("a")"), "true");
   const std::string kube =
-      R"(self.all(x, x in ["kubernetes.io/arch", "kubernetes.io/os"] || x.find("^([^/]+)").endsWith("node.kubernetes.io") || x.find("^([^/]+)").endsWith("node-restriction.kubernetes.io") || !x.find("^([^/]+)").endsWith("kubernetes.io")))";
+      R"cel(self.all(x, x in ["kubernetes.io/arch", "kubernetes.io/os"] || x.find("^([^/]+)").endsWith("node.kubernetes.io") || x.find("^([^/]+)").endsWith("node-restriction.kubernetes.io") || !x.find("^([^/]+)").endsWith("kubernetes.io")))cel";
   EXPECT_EQ(run(kube, R"({"kubernetes.io/arch":"amd64","team":"a"})"), "true");
   EXPECT_EQ(run(kube, R"({"node.kubernetes.io/exclude":"x"})"), "true");
   EXPECT_EQ(run(kube, R"({"kubernetes.io/other":"x"})"), "false");
