@@ -2,14 +2,23 @@
 
 #include <openssl/crypto.h>
 
-#include <regex>
-
 #include "sim/kube/json_util.hpp"
 
 namespace kp::sim::kube {
+
 namespace json = boost::json;
 
 namespace {
+// "<6 of [a-z0-9]>.<16 of [a-z0-9]>", the bootstrap token format.
+bool is_bootstrap_token(std::string_view t) {
+  if (t.size() != 23 || t[6] != '.') return false;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (i == 6) continue;
+    if (!((t[i] >= 'a' && t[i] <= 'z') || (t[i] >= '0' && t[i] <= '9'))) return false;
+  }
+  return true;
+}
+
 bool equal_secret(std::string_view a, std::string_view b) {
   return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
@@ -32,11 +41,9 @@ api_result<user_info> authenticate(const transport::http_request& request,
       return user_info{"kubernetes-admin", "", {"system:masters", "system:authenticated"}};
     for (const auto& [known, user] : settings.tokens)
       if (equal_secret(token, known)) return user;
-    static const std::regex bootstrap("^([a-z0-9]{6})\\.([a-z0-9]{16})$");
-    std::match_results<std::string_view::const_iterator> m;
-    if (std::regex_match(token.begin(), token.end(), m, bootstrap)) {
-      std::string id = m[1].str();
-      std::string secret = m[2].str();
+    if (is_bootstrap_token(token)) {
+      std::string id(token.substr(0, 6));
+      std::string secret(token.substr(7));
       auto s = store.get("/secrets", "kube-system", "bootstrap-token-" + id);
       if (s && string_at(s->object, {"type"}) == "bootstrap.kubernetes.io/token" &&
           !has_deletion_timestamp(s->object) &&

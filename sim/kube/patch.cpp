@@ -1,5 +1,7 @@
 #include "sim/kube/patch.hpp"
 
+#include "sim/kube/json_util.hpp"
+
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <map>
@@ -70,7 +72,9 @@ bool parse_index(const std::string& s, std::size_t& idx) {
   for (char c : s)
     if (c < '0' || c > '9') return false;
   if (s.size() > 1 && s[0] == '0') return false;
-  idx = std::stoul(s);
+  auto v = parse_uint64(s);
+  if (!v) return false;
+  idx = static_cast<std::size_t>(*v);
   return true;
 }
 

@@ -57,13 +57,9 @@ const json::value* eval_json_path(const json::value& root, const std::string& pa
         }
         cur = found;
       } else {
-        std::size_t idx = 0;
-        try {
-          idx = std::stoul(inner);
-        } catch (...) {
-          return nullptr;
-        }
-        cur = idx < a->size() ? &(*a)[idx] : nullptr;
+        auto idx = parse_uint64(inner);
+        if (!idx) return nullptr;
+        cur = *idx < a->size() ? &(*a)[static_cast<std::size_t>(*idx)] : nullptr;
       }
       i = close + 1;
     } else {

@@ -42,7 +42,15 @@ async function statusOf(promise) {
   try {
     await promise;
   } catch (e) {
-    return { code: e.code, body: typeof e.body === 'string' ? JSON.parse(e.body) : e.body };
+    let body = e.body;
+    if (typeof body === 'string') {
+      try {
+        body = JSON.parse(body);
+      } catch {
+        // not JSON: keep the text
+      }
+    }
+    return { code: e.code, body };
   }
   assert.fail('the call succeeded');
 }
@@ -206,9 +214,10 @@ test('an eviction blocked by a PodDisruptionBudget is a 429 until the budget all
     await core.createNamespacedPodEviction({ namespace: 'js', name: 'guarded-1', body: eviction });
     return true;
   });
-  await eventually('guarded-1 terminating', async () =>
-    (await core.readNamespacedPod({ namespace: 'js', name: 'guarded-1' })).metadata.deletionTimestamp
-      !== undefined);
+  await eventually('guarded-1 terminating or gone', async () => {
+    const left = await core.listNamespacedPod({ namespace: 'js', fieldSelector: 'metadata.name=guarded-1' });
+    return left.items.length === 0 || left.items[0].metadata.deletionTimestamp !== undefined;
+  });
 });
 
 const widgetCrd = {
@@ -340,8 +349,9 @@ test('delete preconditions and dryRun', async () => {
 test('a terminating namespace refuses new objects and disappears once emptied', async () => {
   await core.createNamespace({ body: { metadata: { name: 'doomed' } } });
   await core.createNamespacedConfigMap({ namespace: 'doomed', body: { metadata: { name: 'x' } } });
-  const ns = await core.deleteNamespace({ name: 'doomed' });
-  assert.equal(ns.status.phase, 'Terminating');
+  await core.deleteNamespace({ name: 'doomed' });
+  const refused = await statusOf(core.createNamespacedConfigMap({ namespace: 'doomed', body: { metadata: { name: 'y' } } }));
+  assert.ok(refused.code === 403 || refused.code === 404, 'no new content while terminating: ' + refused.code);
   await eventually('the namespace gone', async () => (await statusOf(core.readNamespace({ name: 'doomed' }))).code === 404);
 });
 
