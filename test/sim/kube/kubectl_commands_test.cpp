@@ -148,7 +148,7 @@ TEST_F(KubectlAgainstKubeSim, DeleteWaitReturnsOnceTheDeploymentIsGone) {
 }
 
 TEST_F(KubectlAgainstKubeSim, CrdCelRulesRefuseInvalidObjectsAndScaleNodePools) {
-  must({"apply", "-f", "-"}, R"(apiVersion: apiextensions.k8s.io/v1
+  must({"apply", "-f", "-"}, R"yaml(apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata: {name: pools.example.com}
 spec:
@@ -178,26 +178,26 @@ spec:
             type: object
             properties:
               nodes: {type: integer}
-)");
+)yaml");
   must({"apply", "-f", "-"},
        "apiVersion: example.com/v1\nkind: Pool\nmetadata: {name: static}\nspec: {replicas: 1}\n");
-must({"scale", "pool", "static", "--replicas=3"});
-EXPECT_EQ(kubectl({"get", "pool", "static", "-o", "jsonpath={.spec.replicas}"}).out, "3");
-auto weight = kubectl({"apply", "-f", "-"},
-                      "apiVersion: example.com/v1\nkind: Pool\nmetadata: "
-                      "{name: weighted}\nspec: {replicas: 1, weight: 2}\n");
-EXPECT_NE(weight.exit_code, 0);
-EXPECT_NE(weight.err.find("spec: Invalid value: \"object\": 'weight' is not supported on static "
-                          "pools"),
-          std::string::npos)
-    << weight.err;
-must({"apply", "-f", "-"},
-     "apiVersion: example.com/v1\nkind: Pool\nmetadata: {name: dynamic}\nspec: {weight: 1}\n");
-auto transition = kubectl({"scale", "pool", "dynamic", "--replicas=2"});
-EXPECT_NE(transition.exit_code, 0);
-EXPECT_NE(transition.err.find("Cannot transition between static and dynamic"), std::string::npos)
-    << transition.err;
-auto unsupported = kubectl({"apply", "-f", "-"}, R"(apiVersion: apiextensions.k8s.io/v1
+  must({"scale", "pool", "static", "--replicas=3"});
+  EXPECT_EQ(kubectl({"get", "pool", "static", "-o", "jsonpath={.spec.replicas}"}).out, "3");
+  auto weight = kubectl({"apply", "-f", "-"},
+                        "apiVersion: example.com/v1\nkind: Pool\nmetadata: "
+                        "{name: weighted}\nspec: {replicas: 1, weight: 2}\n");
+  EXPECT_NE(weight.exit_code, 0);
+  EXPECT_NE(weight.err.find("spec: Invalid value: \"object\": 'weight' is not supported on static "
+                            "pools"),
+            std::string::npos)
+      << weight.err;
+  must({"apply", "-f", "-"},
+       "apiVersion: example.com/v1\nkind: Pool\nmetadata: {name: dynamic}\nspec: {weight: 1}\n");
+  auto transition = kubectl({"scale", "pool", "dynamic", "--replicas=2"});
+  EXPECT_NE(transition.exit_code, 0);
+  EXPECT_NE(transition.err.find("Cannot transition between static and dynamic"), std::string::npos)
+      << transition.err;
+  auto unsupported = kubectl({"apply", "-f", "-"}, R"yaml(apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata: {name: things.example.com}
 spec:
@@ -213,10 +213,10 @@ spec:
         type: object
         x-kubernetes-validations:
         - rule: "self.metadata.name.quantity() > 1"
-)");
-EXPECT_NE(unsupported.exit_code, 0) << "a rule kube-sim cannot evaluate refuses the CRD";
-EXPECT_NE(unsupported.err.find("undeclared reference to 'quantity'"), std::string::npos)
-    << unsupported.err;
+)yaml");
+  EXPECT_NE(unsupported.exit_code, 0) << "a rule kube-sim cannot evaluate refuses the CRD";
+  EXPECT_NE(unsupported.err.find("undeclared reference to 'quantity'"), std::string::npos)
+      << unsupported.err;
 }
 
 }  // namespace
