@@ -43,7 +43,7 @@ TEST_F(KubectlAgainstKubeSim, CreateNamespaceSecretsAndConfigMapWorkUnchanged) {
   EXPECT_EQ(cm.out, "fast");
   auto dup = kubectl({"create", "configmap", "settings", "-n", "team"});
   EXPECT_NE(dup.exit_code, 0);
-  EXPECT_NE(dup.err.find("AlreadyExists"), std::string::npos) << dup.err;
+  EXPECT_NE(dup.err.find("configmaps \"settings\" already exists"), std::string::npos) << dup.err;
 }
 
 TEST_F(KubectlAgainstKubeSim, CreateDeploymentAndJobStoreTheirTemplates) {
