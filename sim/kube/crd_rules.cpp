@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "sim/kube/api_error.hpp"
+#include "sim/kube/cel/library.hpp"
 #include "sim/kube/cel/program.hpp"
 #include "sim/kube/json_util.hpp"
 
@@ -35,10 +36,18 @@ std::string trimmed(std::string_view s) {
   return std::string(s);
 }
 
-// ---- CRD creation: every rule must compile.
+// ---- CRD creation: every rule and every pattern must compile.
 void check_schema(const json::value& schema, const std::string& path, json::array& causes) {
   const auto* s = schema.if_object();
   if (!s) return;
+  if (const auto* p = s->if_contains("pattern"); p && p->is_string()) {
+    std::string pattern(p->get_string());
+    if (auto re = cel::compiled_regex(pattern); !re)
+      causes.push_back(field_cause(
+          "FieldValueInvalid", path + ".pattern",
+          "Invalid value: \"" + pattern +
+              "\": must be a valid regular expression, but isn't: " + re.error().message));
+  }
   if (const auto* rules = s->if_contains("x-kubernetes-validations"); rules && rules->is_array()) {
     const auto& list = rules->get_array();
     for (std::size_t i = 0; i < list.size(); ++i) {

@@ -11,7 +11,8 @@
 
 namespace kp::sim::kube {
 
-// Causes for a 422 of the CRD itself: one per rule that does not compile, with the field path
+// Causes for a 422 of the CRD itself: one per rule (or `pattern`, a Go regular expression read
+// by RE2) that does not compile, with the field path
 // of the rule ("spec.versions[0].schema.openAPIV3Schema.properties[spec]...").
 boost::json::array check_crd_rules(const boost::json::object& crd);
 

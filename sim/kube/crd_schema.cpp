@@ -6,52 +6,15 @@
 
 #include <map>
 #include <memory>
-#include <mutex>
 
 #include "sim/kube/api_error.hpp"
+#include "sim/kube/cel/library.hpp"
 #include "sim/kube/json_util.hpp"
 
 namespace kp::sim::kube {
 namespace json = boost::json;
 
 namespace {
-
-// Patterns are Go regular expressions in kube-apiserver; RE2 reads the same syntax and runs in
-// linear time whatever the input. Compiled once per pattern.
-std::shared_ptr<const re2::RE2> compiled(const std::string& pattern) {
-  static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<const re2::RE2>> cache;
-  std::lock_guard lock(mutex);
-  if (auto it = cache.find(pattern); it != cache.end()) return it->second;
-  re2::RE2::Options options;
-  options.set_log_errors(false);
-  auto re = std::make_shared<const re2::RE2>(pattern, options);
-  if (!re->ok()) re = nullptr;  // refused when the CRD is written (check_schema_patterns)
-  if (cache.size() > 4096) cache.clear();
-  return cache.emplace(pattern, std::move(re)).first->second;
-}
-
-void check_patterns(const json::value& schema, const std::string& path, json::array& causes) {
-  const auto* s = schema.if_object();
-  if (!s) return;
-  if (const auto* p = s->if_contains("pattern"); p && p->is_string()) {
-    std::string pattern(p->get_string());
-    re2::RE2::Options options;
-    options.set_log_errors(false);
-    re2::RE2 re(pattern, options);
-    if (!re.ok())
-      causes.push_back(
-          field_cause("FieldValueInvalid", path + ".pattern",
-                      "Invalid value: \"" + pattern +
-                          "\": must be a valid regular expression, but isn't: " + re.error()));
-  }
-  if (const auto* props = s->if_contains("properties"); props && props->is_object())
-    for (const auto& kv : props->get_object())
-      check_patterns(kv.value(), path + ".properties[" + std::string(kv.key()) + "]", causes);
-  for (const char* key : {"items", "additionalProperties"})
-    if (const auto* sub = s->if_contains(key); sub && sub->is_object())
-      check_patterns(*sub, path + "." + key, causes);
-}
 
 std::string show(const json::value& v) {
   return json::serialize(v);
@@ -131,8 +94,10 @@ struct walker {
   void check_string(const json::value& v, const json::object& s, const std::string& path) {
     std::string str(v.get_string());
     if (const auto* p = s.if_contains("pattern"); p && p->is_string()) {
-      if (auto re = compiled(std::string(p->get_string()))) {
-        if (!re2::RE2::PartialMatch(str, *re))
+      // Go regular expressions in kube-apiserver; RE2 reads the same syntax in linear time. A
+      // pattern that does not compile was refused with the CRD.
+      if (auto re = cel::compiled_regex(std::string(p->get_string()))) {
+        if (!re2::RE2::PartialMatch(str, *re.value()))
           invalid(path, v, path + " in body should match '" + std::string(p->get_string()) + "'");
       }
     }
@@ -248,20 +213,6 @@ struct walker {
 };
 
 }  // namespace
-
-json::array check_schema_patterns(const json::object& crd) {
-  json::array causes;
-  const auto* versions = array_at(crd, {"spec", "versions"});
-  if (!versions) return causes;
-  for (std::size_t i = 0; i < versions->size(); ++i) {
-    const auto* v = (*versions)[i].if_object();
-    if (!v) continue;
-    if (const auto* schema = find_path(*v, {"schema", "openAPIV3Schema"}))
-      check_patterns(*schema, "spec.versions[" + std::to_string(i) + "].schema.openAPIV3Schema",
-                     causes);
-  }
-  return causes;
-}
 
 schema_outcome apply_schema(json::value& object, const json::value& schema) {
   schema_outcome out;

@@ -17,9 +17,6 @@ struct schema_outcome {
   std::vector<std::string> unknown_fields;  // pruned paths, e.g. "spec.foo"
 };
 
-// Causes for a 422 of a CRD whose schema has a `pattern` that is no valid regular expression.
-boost::json::array check_schema_patterns(const boost::json::object& crd);
-
 // Applies `schema` to a whole object. apiVersion, kind and metadata at the root are kept as the
 // API machinery owns them.
 schema_outcome apply_schema(boost::json::value& object, const boost::json::value& schema);

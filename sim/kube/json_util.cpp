@@ -1,5 +1,7 @@
 #include "sim/kube/json_util.hpp"
 
+#include "sim/kube/time_fields.hpp"
+
 #include <openssl/rand.h>
 
 #include <charconv>
@@ -92,50 +94,7 @@ std::string format_micro_time(sys_time t) {
 }
 
 std::optional<sys_time> parse_time(std::string_view text) {
-  // YYYY-MM-DDTHH:MM:SS[.frac](Z|+hh:mm|-hh:mm)
-  if (text.size() < 20) return std::nullopt;
-  std::tm tm{};
-  int y, mo, d, h, mi, s;
-  std::string head(text.substr(0, 19));
-  if (std::sscanf(head.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &s) != 6)
-    return std::nullopt;
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = s;
-  std::time_t tt = timegm(&tm);
-  sys_time t = std::chrono::system_clock::from_time_t(tt);
-  std::size_t i = 19;
-  if (i < text.size() && text[i] == '.') {
-    ++i;
-    long long frac = 0;
-    int digits = 0;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-      if (digits < 6) {
-        frac = frac * 10 + (text[i] - '0');
-        ++digits;
-      }
-      ++i;
-    }
-    while (digits < 6) {
-      frac *= 10;
-      ++digits;
-    }
-    t += std::chrono::microseconds(frac);
-  }
-  if (i >= text.size()) return std::nullopt;
-  if (text[i] == 'Z' || text[i] == 'z')
-    return i + 1 == text.size() ? std::optional(t) : std::nullopt;
-  if ((text[i] == '+' || text[i] == '-') && text.size() == i + 6) {
-    int oh = 0, om = 0;
-    if (std::sscanf(std::string(text.substr(i + 1)).c_str(), "%2d:%2d", &oh, &om) != 2)
-      return std::nullopt;
-    auto off = std::chrono::hours(oh) + std::chrono::minutes(om);
-    return text[i] == '+' ? t - off : t + off;
-  }
-  return std::nullopt;
+  return parse_kube_time(text, false);
 }
 
 std::string make_uid() {

@@ -330,7 +330,6 @@ api_status operations::validate(const resource_type& type, const json::object& o
       causes.push_back(field_cause(
           "FieldValueInvalid", "metadata.name",
           "Invalid value: \"" + name + "\": must be spec.names.plural+\".\"+spec.group"));
-    for (auto& c : check_schema_patterns(object)) causes.push_back(std::move(c));
     for (auto& c : check_crd_rules(object)) causes.push_back(std::move(c));
   }
   if (type.group == "certificates.k8s.io" && !old) {

@@ -56,8 +56,10 @@ std::int64_t code_point_index(std::string_view s, std::size_t byte_offset) {
   return code_points(s.substr(0, byte_offset));
 }
 
+}  // namespace
+
 // Compiled patterns are reused: rules run on every write. RE2 objects are thread-safe to share.
-result<std::shared_ptr<const re2::RE2>> regex(const std::string& pattern) {
+result<std::shared_ptr<const re2::RE2>> compiled_regex(const std::string& pattern) {
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<const re2::RE2>> cache;
   std::lock_guard lock(mutex);
@@ -71,6 +73,8 @@ result<std::shared_ptr<const re2::RE2>> regex(const std::string& pattern) {
   cache.emplace(pattern, re);
   return re;
 }
+
+namespace {
 
 result<json::value> to_int(const json::value& v) {
   if (v.is_int64()) return v;
@@ -239,7 +243,7 @@ result<json::value> string_method(std::string_view name, const std::vector<json:
     return json::value(json::string(out));
   }
   if (name == "matches" || name == "find" || name == "findAll") {
-    auto re = regex(std::string(arg(1)));
+    auto re = compiled_regex(std::string(arg(1)));
     if (!re) return re.error();
     const auto& r = *re.value();
     if (name == "matches") return json::value(re2::RE2::PartialMatch(s, r));
@@ -300,12 +304,6 @@ bool function_known(std::string_view name, bool method, std::size_t arity) {
     if (name == s.name && method == s.method && arity >= s.min_arity && arity <= s.max_arity)
       return true;
   return false;
-}
-
-result<void> check_regex(const std::string& pattern) {
-  auto re = regex(pattern);
-  if (!re) return re.error();
-  return {};
 }
 
 result<json::value> call_function(std::string_view name, bool method,

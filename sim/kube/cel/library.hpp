@@ -5,11 +5,16 @@
 // Kubernetes' regex library (find, findAll), all regexes through RE2 as cel-go uses.
 #include <boost/json/value.hpp>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/result.hpp"
+
+namespace re2 {
+class RE2;
+}
 
 namespace kp::sim::kube::cel {
 
@@ -21,8 +26,9 @@ bool function_known(std::string_view name, bool method, std::size_t arity);
 result<boost::json::value> call_function(std::string_view name, bool method,
                                          const std::vector<boost::json::value>& args);
 
-// A regex in RE2 syntax compiles (checked when a rule carries a literal pattern).
-result<void> check_regex(const std::string& pattern);
+// A regex in RE2 (Go) syntax, compiled once and shared; an error names what does not compile.
+// CRD `pattern` checks use it too.
+result<std::shared_ptr<const re2::RE2>> compiled_regex(const std::string& pattern);
 
 // CEL's name for a value's type, for messages ("int", "string", "list", "map", ...).
 std::string type_name(const boost::json::value& v);

@@ -5,6 +5,7 @@
 #include <boost/json/string.hpp>
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 #include "sim/kube/cel/library.hpp"
 #include "sim/kube/cel/parser.hpp"
@@ -76,7 +77,7 @@ struct checker {
         const auto& pattern_arg = method ? e.args.front() : e.args.back();
         if (regex_fn && pattern_arg->kind == expression_kind::literal &&
             pattern_arg->value.is_string()) {
-          if (auto s = check_regex(std::string(pattern_arg->value.get_string())); !s)
+          if (auto s = compiled_regex(std::string(pattern_arg->value.get_string())); !s)
             return make_error("cel_compile", s.error().message);
         }
         return {};
@@ -143,6 +144,27 @@ bool equal(const json::value& a, const json::value& b) {
   return a == b;
 }
 
+// + - * / % on CEL's int (int64) or uint (uint64), with CEL's overflow and zero errors.
+template <class T>
+value_result integer_op(const std::string& fn, T x, T y) {
+  const char* overflow_error =
+      std::is_signed_v<T> ? "integer overflow" : "unsigned integer overflow";
+  T r = 0;
+  bool overflow = false;
+  if (fn == "+") overflow = __builtin_add_overflow(x, y, &r);
+  if (fn == "-") overflow = __builtin_sub_overflow(x, y, &r);
+  if (fn == "*") overflow = __builtin_mul_overflow(x, y, &r);
+  if (fn == "/" || fn == "%") {
+    if (y == 0) return eval_error(fn == "/" ? "division by zero" : "modulus by zero");
+    if constexpr (std::is_signed_v<T>) {
+      if (x == std::numeric_limits<T>::min() && y == -1) return eval_error(overflow_error);
+    }
+    r = fn == "/" ? x / y : x % y;
+  }
+  if (overflow) return eval_error(overflow_error);
+  return json::value(r);
+}
+
 value_result arithmetic(const std::string& op, const json::value& a, const json::value& b) {
   if (op == "_+_" && a.is_string() && b.is_string()) {
     json::string s = a.get_string();
@@ -155,34 +177,8 @@ value_result arithmetic(const std::string& op, const json::value& a, const json:
     return json::value(std::move(out));
   }
   std::string fn = op.substr(1, op.size() - 2);
-  if (a.is_int64() && b.is_int64()) {
-    std::int64_t x = a.get_int64(), y = b.get_int64(), r = 0;
-    bool overflow = false;
-    if (fn == "+") overflow = __builtin_add_overflow(x, y, &r);
-    if (fn == "-") overflow = __builtin_sub_overflow(x, y, &r);
-    if (fn == "*") overflow = __builtin_mul_overflow(x, y, &r);
-    if (fn == "/" || fn == "%") {
-      if (y == 0) return eval_error(fn == "/" ? "division by zero" : "modulus by zero");
-      if (x == std::numeric_limits<std::int64_t>::min() && y == -1)
-        return eval_error("integer overflow");
-      r = fn == "/" ? x / y : x % y;
-    }
-    if (overflow) return eval_error("integer overflow");
-    return json::value(r);
-  }
-  if (a.is_uint64() && b.is_uint64()) {
-    std::uint64_t x = a.get_uint64(), y = b.get_uint64(), r = 0;
-    bool overflow = false;
-    if (fn == "+") overflow = __builtin_add_overflow(x, y, &r);
-    if (fn == "-") overflow = __builtin_sub_overflow(x, y, &r);
-    if (fn == "*") overflow = __builtin_mul_overflow(x, y, &r);
-    if (fn == "/" || fn == "%") {
-      if (y == 0) return eval_error(fn == "/" ? "division by zero" : "modulus by zero");
-      r = fn == "/" ? x / y : x % y;
-    }
-    if (overflow) return eval_error("unsigned integer overflow");
-    return json::value(r);
-  }
+  if (a.is_int64() && b.is_int64()) return integer_op(fn, a.get_int64(), b.get_int64());
+  if (a.is_uint64() && b.is_uint64()) return integer_op(fn, a.get_uint64(), b.get_uint64());
   if (a.is_double() && b.is_double()) {
     double x = a.get_double(), y = b.get_double();
     if (fn == "+") return json::value(x + y);
