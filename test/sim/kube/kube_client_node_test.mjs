@@ -231,8 +231,8 @@ const widgetCrd = {
       subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
       schema: { openAPIV3Schema: { type: 'object', properties: {
         spec: { type: 'object', properties: { replicas: { type: 'integer' }, size: { type: 'integer' } },
-          // The typed model names it in camelCase and writes x-kubernetes-validations.
-          xKubernetesValidations: [
+          // The typed model's name for x-kubernetes-validations.
+          x_kubernetes_validations: [
             { rule: 'self.size <= 10', message: 'size must be at most 10' },
             { rule: 'self.size >= oldSelf.size', message: 'size may not shrink' }] },
         status: { type: 'object', properties: { replicas: { type: 'integer' }, phase: { type: 'string' } } } } } },
