@@ -380,7 +380,12 @@ test('a bootstrap token authenticates as its bootstrapper and may create CSRs on
   assert.equal((await statusOf(bad.makeApiClient(k8s.CoreV1Api).listNamespace())).code, 401);
 });
 
-test('malformed bodies, unsupported media types and invalid objects get Status answers', async () => {
+test('malformed bodies, oversized bodies, unsupported media types and invalid objects get Status answers', async () => {
+  const huge = await raw('POST', '/api/v1/namespaces/js/configmaps',
+    { metadata: { name: 'huge' }, data: { blob: 'x'.repeat(4 << 20) } });
+  assert.equal(huge.status, 413);
+  assert.equal(huge.body.reason, 'RequestEntityTooLarge');
+  assert.equal(huge.body.message, 'Request entity too large: limit is 3145728');
   const malformed = await raw('POST', '/api/v1/namespaces/js/configmaps', '{"metadata":');
   assert.equal(malformed.status, 400);
   assert.equal(malformed.body.kind, 'Status');
