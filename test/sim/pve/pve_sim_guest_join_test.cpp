@@ -148,8 +148,11 @@ class PveSimGuestJoin : public ::testing::Test {
     auto r = kube_call("GET", "/api/v1/nodes/" + name);
     if (r.status != 200) return "absent";
     auto node = json::parse(r.body);
-    if (!node.at("status").as_object().contains("conditions")) return "none";
-    for (const auto& c : node.at("status").at("conditions").as_array())
+    // A Node is created first and gets its status (conditions) in a later write.
+    const auto* status = node.as_object().if_contains("status");
+    const auto* conditions = status ? status->as_object().if_contains("conditions") : nullptr;
+    if (conditions == nullptr) return "none";
+    for (const auto& c : conditions->as_array())
       if (c.at("type").as_string() == "Ready") return std::string(c.at("status").as_string());
     return "none";
   }
