@@ -9,7 +9,7 @@ packages=(
   libyaml-cpp-dev libspdlog-dev libfmt-dev prometheus-cpp-dev libisofs-dev
   libgtest-dev googletest libgmock-dev libbenchmark-dev
   genisoimage curl ca-certificates nodejs npm
-  libre2-dev
+  libre2-dev golang-go golang-gopkg-yaml.v3-dev
 )
 
 missing=()

@@ -34,22 +34,50 @@ cmp_kind kind_of(const value& v) {
   }
 }
 
+// A Go type that == accepts: scalars, nil, and structs whose fields all are.
+bool comparable(const value& v) {
+  if (v.is_list()) return false;
+  if (v.is_map() && !v.is_record()) return false;
+  if (v.is_record()) {
+    for (const auto& e : v.as_map().entries) {
+      if (!comparable(e.val)) return false;
+    }
+  }
+  return true;
+}
+
+// Go 1.19's eq: basic kinds compare by value; other values (structs) with ==, which refuses
+// slices and maps; a nil equals only nil.
 result<value> eq(args_t a) {
   if (a.size() < 2) return fail("missing argument for comparison");
   const value& x = a[0];
+  auto kx = kind_of(x);
   for (const auto& y : a.subspan(1)) {
-    if (x.is_null() || y.is_null()) {
-      if (x.is_null() && y.is_null()) return value(true);
-      continue;
-    }
-    auto kx = kind_of(x);
     auto ky = kind_of(y);
-    if (kx == cmp_kind::invalid || ky == cmp_kind::invalid) {
-      const value& bad = kx == cmp_kind::invalid ? x : y;
-      return fail("non-comparable type " + format_go_value(bad) + ": " + bad.type_name());
+    bool truth = false;
+    if (kx != ky) {
+      if (!x.is_null() && !y.is_null()) return fail("incompatible types for comparison");
+    } else if (kx != cmp_kind::invalid) {
+      truth = x == y;
+    } else {
+      bool same_kind = x.is_null() || y.is_null() || (x.is_list() && y.is_list()) ||
+                       (x.is_record() && y.is_record()) ||
+                       (x.is_map() && !x.is_record() && y.is_map() && !y.is_record());
+      if (!same_kind) {
+        value both[] = {x, value(x.type_name()), value(y.type_name()), y};
+        return fail(go_sprintf("non-comparable types %s: %v, %s: %v", both));
+      }
+      if (x.is_null() || y.is_null()) {
+        truth = x.is_null() && y.is_null();
+      } else {
+        if (!comparable(y)) {
+          value one[] = {y, value(y.type_name())};
+          return fail(go_sprintf("non-comparable type %s: %v", one));
+        }
+        truth = x == y;
+      }
     }
-    if (kx != ky) return fail("incompatible types for comparison");
-    if (x == y) return value(true);
+    if (truth) return value(true);
   }
   return value(false);
 }
@@ -153,7 +181,12 @@ result<value> len_fn(args_t a) {
 // The text the escaping functions work on: one string argument as is, anything else as print.
 std::string escaper_input(args_t a) {
   if (a.size() == 1 && a[0].is_string()) return a[0].as_string();
-  return go_sprint(a);
+  // Go's evalArgs turns a nil argument into "<no value>" before printing.
+  std::vector<value> printable(a.begin(), a.end());
+  for (auto& x : printable) {
+    if (x.is_null()) x = value("<no value>");
+  }
+  return go_sprint(printable);
 }
 
 result<value> html_fn(args_t a) {
@@ -244,46 +277,48 @@ result<value> urlquery_fn(args_t a) {
 }
 
 function_table make_builtins() {
+  using p = go_param;
+  const auto v = p::reflect_value;
   function_table t;
   // and/or are short-circuited by the executor; these bodies serve a direct call only.
-  t.add("and", 1, -1, [](args_t a) -> result<value> {
-    for (const auto& v : a) {
-      if (!v.truthy()) return v;
+  t.add("and", {v, v}, true, [](args_t a) -> result<value> {
+    for (const auto& x : a) {
+      if (!x.truthy()) return x;
     }
     return a.back();
   });
-  t.add("or", 1, -1, [](args_t a) -> result<value> {
-    for (const auto& v : a) {
-      if (v.truthy()) return v;
+  t.add("or", {v, v}, true, [](args_t a) -> result<value> {
+    for (const auto& x : a) {
+      if (x.truthy()) return x;
     }
     return a.back();
   });
-  t.add("not", 1, 1, [](args_t a) -> result<value> { return value(!a[0].truthy()); });
-  t.add("len", 1, 1, len_fn);
-  t.add("index", 1, -1, index_fn);
-  t.add("slice", 1, -1, slice_fn);
-  t.add("print", 0, -1, [](args_t a) -> result<value> { return value(go_sprint(a)); });
-  t.add("println", 0, -1, [](args_t a) -> result<value> { return value(go_sprintln(a)); });
-  t.add("printf", 1, -1, [](args_t a) -> result<value> {
-    auto f = string_arg(a[0]);
-    if (!f) return f.error();
-    return value(go_sprintf(*f, a.subspan(1)));
+  t.add("not", {v}, false, [](args_t a) -> result<value> { return value(!a[0].truthy()); });
+  t.add("len", {v}, false, len_fn);
+  t.add("index", {v, v}, true, index_fn);
+  t.add("slice", {v, v}, true, slice_fn);
+  t.add("print", {p::any}, true, [](args_t a) -> result<value> { return value(go_sprint(a)); });
+  t.add("println", {p::any}, true, [](args_t a) -> result<value> { return value(go_sprintln(a)); });
+  t.add("printf", {p::string, p::any}, true, [](args_t a) -> result<value> {
+    return value(go_sprintf(a[0].as_string(), a.subspan(1)));
   });
-  t.add("eq", 1, -1, eq);
-  t.add("ne", 2, 2, [](args_t a) -> result<value> {
+  t.add("eq", {v, v}, true, eq);
+  t.add("ne", {v, v}, false, [](args_t a) -> result<value> {
     auto r = eq(a);
     if (!r) return r;
     return value(!r->as_bool());
   });
-  t.add("lt", 2, 2, ordered([](int c) { return c < 0; }));
-  t.add("le", 2, 2, ordered([](int c) { return c <= 0; }));
-  t.add("gt", 2, 2, ordered([](int c) { return c > 0; }));
-  t.add("ge", 2, 2, ordered([](int c) { return c >= 0; }));
-  t.add("html", 0, -1, html_fn);
-  t.add("js", 0, -1, js_fn);
-  t.add("urlquery", 0, -1, urlquery_fn);
-  t.add("call", 1, -1, [](args_t) -> result<value> {
-    return fail("calling functions held in data is not supported");
+  t.add("lt", {v, v}, false, ordered([](int c) { return c < 0; }));
+  t.add("le", {v, v}, false, ordered([](int c) { return c <= 0; }));
+  t.add("gt", {v, v}, false, ordered([](int c) { return c > 0; }));
+  t.add("ge", {v, v}, false, ordered([](int c) { return c >= 0; }));
+  t.add("html", {p::any}, true, html_fn);
+  t.add("js", {p::any}, true, js_fn);
+  t.add("urlquery", {p::any}, true, urlquery_fn);
+  t.add("call", {v, v}, true, [](args_t a) -> result<value> {
+    // Data holds no functions, so whatever is called is not one (Go's wording).
+    if (a[0].is_null()) return fail("call of nil");
+    return fail("non-function of type " + a[0].type_name());
   });
   return t;
 }

@@ -85,22 +85,23 @@ std::string without_final_newline(std::string s) {
 }  // namespace
 
 void add_encoding_functions(function_table& t) {
-  t.add("toJson", 1, 1, [](args_t a) -> result<value> { return value(to_json(a[0])); });
-  t.add("toPrettyJson", 1, 1,
+  using p = go_param;
+  t.add("toJson", {p::any}, false, [](args_t a) -> result<value> { return value(to_json(a[0])); });
+  t.add("toPrettyJson", {p::any}, false,
         [](args_t a) -> result<value> { return value(to_pretty_json(a[0])); });
   // yaml.v3's encoder: 4 spaces by default, 2 for the pretty form; the final newline dropped.
-  t.add("toYaml", 1, 1, [](args_t a) -> result<value> {
+  t.add("toYaml", {p::any}, false, [](args_t a) -> result<value> {
     return value(without_final_newline(to_yaml(a[0], {.indent = 4})));
   });
-  t.add("toYamlPretty", 1, 1, [](args_t a) -> result<value> {
+  t.add("toYamlPretty", {p::any}, false, [](args_t a) -> result<value> {
     return value(without_final_newline(to_yaml(a[0], {.indent = 2})));
   });
-  t.add("b64enc", 1, 1, [](args_t a) -> result<value> {
+  t.add("b64enc", {p::string}, false, [](args_t a) -> result<value> {
     auto s = string_arg(a[0]);
     if (!s) return s.error();
     return value(b64encode(*s));
   });
-  t.add("b64dec", 1, 1, [](args_t a) -> result<value> {
+  t.add("b64dec", {p::string}, false, [](args_t a) -> result<value> {
     auto s = string_arg(a[0]);
     if (!s) return s.error();
     auto d = b64decode(*s);

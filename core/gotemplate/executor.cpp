@@ -1,5 +1,6 @@
 #include "core/gotemplate/executor.hpp"
 
+#include <cmath>
 #include <exception>
 
 #include "core/gotemplate/go_format.hpp"
@@ -122,16 +123,15 @@ class executor {
 
   flow walk_range(const node& n, const value& dot) {
     nesting guard(*this, n.pos, pipe_source(n.pipe.get()));
+    std::size_t outer = vars_.size();
+    // As Go's walkRange: the pipeline's variables are declared (or assigned) the whole value,
+    // then each iteration sets the top variable to the element and the one below to the index.
+    value v = eval_pipeline(*n.pipe, dot, true);
     std::size_t mark = vars_.size();
-    value v = eval_pipeline(*n.pipe, dot, false);
-    const auto& decl = n.pipe->decl;
+    const auto decls = n.pipe->decl.size();
     auto one = [&](const value& key, const value& elem) {
-      if (decl.size() == 1) {
-        vars_.push_back({decl[0], elem});
-      } else if (decl.size() == 2) {
-        vars_.push_back({decl[0], key});
-        vars_.push_back({decl[1], elem});
-      }
+      if (decls > 0 && !vars_.empty()) vars_.back().val = elem;
+      if (decls > 1 && vars_.size() > 1) vars_[vars_.size() - 2].val = key;
       flow f = walk(*n.list, elem);
       vars_.resize(mark);
       return f;
@@ -149,22 +149,20 @@ class executor {
       }
     } else if (v.is_int()) {
       // Go 1.22: ranging over n yields 0..n-1 (one variable receives the counter).
-      if (decl.size() == 2)
+      if (decls == 2)
         fail(n.pos, pipe_source(n.pipe.get()),
              "can't use " + format_go_value(v) + " to iterate over more than one variable");
       for (std::int64_t i = 0; i < v.as_int(); ++i, ++count) {
         step(n.pos, pipe_source(n.pipe.get()));
-        vars_.resize(mark);
-        if (decl.size() == 1) vars_.push_back({decl[0], value(i)});
-        flow f = walk(*n.list, value(i));
-        vars_.resize(mark);
-        if (f == flow::break_loop) break;
+        if (one(value(i), value(i)) == flow::break_loop) break;
       }
-    } else if (!v.is_null()) {
+    } else if (!v.is_missing()) {
+      // A missing value (Go's invalid reflect.Value) ranges over nothing; anything else that
+      // is not a list or map, a nil included, is an error.
       fail(n.pos, pipe_source(n.pipe.get()), "range can't iterate over " + format_go_value(v));
     }
     if (count == 0 && n.else_list) walk(*n.else_list, dot);
-    vars_.resize(mark);
+    vars_.resize(outer);
     return flow::normal;
   }
 
@@ -251,7 +249,7 @@ class executor {
       case operand_node::kind::constant:
         if (first.is_nil) fail(first.pos, first.source, "nil is not a command");
         if (has_args) not_a_function(first);
-        return first.constant;
+        return ideal_constant(first);
     }
     return value();
   }
@@ -266,7 +264,9 @@ class executor {
     for (std::size_t i = 0; i < op.path.size(); ++i) {
       const std::string& name = op.path[i];
       bool last = i + 1 == op.path.size();
-      if (cur.is_null()) return value();  // nil-safe, as Go is for a missing map key
+      // Go's evalField: a missing value stays missing; a nil one cannot have fields.
+      if (cur.is_missing()) return value::missing();
+      if (cur.is_null()) fail(op.pos, op.source, "nil pointer evaluating interface {}." + name);
       if (!cur.is_map()) {
         fail(op.pos, op.source, "can't evaluate field " + name + " in type " + cur.type_name());
       }
@@ -276,13 +276,119 @@ class executor {
         cur = *v;
       } else if (cur.is_record()) {
         fail(op.pos, op.source, "can't evaluate field " + name + " in type struct");
-      } else if (cur.as_map().flavour == value::map_flavour::string_map) {
-        cur = value("");
       } else {
-        cur = value();
+        cur = value::missing();  // Go's default missingkey: the invalid value, "<no value>"
       }
     }
     return cur;
+  }
+
+  // Go's idealConstant: a number constant as a value of type int or float64.
+  value ideal_constant(const operand_node& op) {
+    const value& c = op.constant;
+    if (!c.is_double()) return c;
+    const std::string& t = op.source;
+    std::string_view digits = t;
+    if (!digits.empty() && (digits[0] == '+' || digits[0] == '-')) digits.remove_prefix(1);
+    bool hex_int = digits.size() > 2 && digits[0] == '0' &&
+                   (digits[1] == 'x' || digits[1] == 'X') &&
+                   digits.find_first_of("pP") == std::string_view::npos;
+    bool rune = !digits.empty() && digits[0] == '\'';
+    if (!hex_int && !rune && t.find_first_of(".eEpP") != std::string::npos) return c;
+    // An integer beyond int64: an error up to uint64's range, nothing at all beyond.
+    if (std::fabs(c.as_double()) < 18446744073709551616.0)
+      fail(op.pos, op.source, t + " overflows int");
+    return value::missing();
+  }
+
+  // Go's evalArg for a constant given to a parameter of type `want`.
+  value constant_arg(const operand_node& op, go_param want) {
+    std::string type(go_param_name(want));
+    if (op.is_nil) {
+      switch (want) {
+        case go_param::any:
+        case go_param::reflect_value:
+        case go_param::string_list:
+        case go_param::string_map:
+        case go_param::any_map:
+          return value();
+        default:
+          fail(op.pos, op.source, "cannot assign nil to " + type);
+      }
+    }
+    const value& c = op.constant;
+    switch (want) {
+      case go_param::any:
+      case go_param::reflect_value:
+        return ideal_constant(op);
+      case go_param::string:
+        if (c.is_string()) return c;
+        fail(op.pos, op.source, "expected string; found " + op.source);
+      case go_param::boolean:
+        if (c.is_bool()) return c;
+        fail(op.pos, op.source, "expected bool; found " + op.source);
+      case go_param::integer:
+        if (c.is_int()) return c;
+        if (c.is_double() && std::isfinite(c.as_double()) &&
+            std::trunc(c.as_double()) == c.as_double() && std::fabs(c.as_double()) < 9.2e18) {
+          return value(static_cast<std::int64_t>(c.as_double()));
+        }
+        fail(op.pos, op.source, "expected integer; found " + op.source);
+      default:
+        fail(op.pos, op.source, "can't handle " + op.source + " for arg of type " + type);
+    }
+  }
+
+  // Go's validateType: a value given to a parameter of type `want`.
+  value validate(const value& v, go_param want, std::size_t pos, std::string_view at) {
+    std::string type(go_param_name(want));
+    if (v.is_missing()) {
+      switch (want) {
+        case go_param::any:
+        case go_param::reflect_value:
+        case go_param::string_list:
+        case go_param::string_map:
+        case go_param::any_map:
+          return value();
+        default:
+          fail(pos, at, "invalid value; expected " + type);
+      }
+    }
+    bool ok = false;
+    switch (want) {
+      case go_param::any:
+      case go_param::reflect_value:
+        ok = true;
+        break;
+      case go_param::string:
+        ok = v.is_string();
+        break;
+      case go_param::integer:
+        ok = v.is_int();
+        break;
+      case go_param::boolean:
+        ok = v.is_bool();
+        break;
+      case go_param::string_list:
+        ok = v.is_string_list();
+        break;
+      case go_param::string_map:
+        ok = v.is_map() && v.as_map().flavour == value::map_flavour::string_map;
+        break;
+      case go_param::any_map:
+        ok = v.is_map() && v.as_map().flavour == value::map_flavour::any_map;
+        break;
+    }
+    if (!ok) fail(pos, at, "wrong type for value; expected " + type + "; got " + v.type_name());
+    return v;
+  }
+
+  // Go's evalArg: evaluates an argument for a parameter of type `want`.
+  value typed_arg(const operand_node& op, go_param want, const value& dot) {
+    at_pos_ = op.pos;
+    at_ = op.source;
+    if (op.type == operand_node::kind::constant && op.path.empty()) return constant_arg(op, want);
+    return validate(eval_arg(op, dot), want, op.pos, op.source);
   }
 
   value eval_arg(const operand_node& op, const value& dot) {
@@ -302,7 +408,7 @@ class executor {
         return fields(eval_pipeline(*op.pipe, dot, false), op, false);
       }
       case operand_node::kind::constant:
-        return op.constant;
+        return op.is_nil ? value() : ideal_constant(op);
     }
     return value();
   }
@@ -312,27 +418,48 @@ class executor {
     const function_def* def = functions_.find(fn.name);
     if (!def) fail(fn.pos, fn.source, "function " + go_quote(fn.name) + " not defined");
     std::size_t n = arg_nodes.size() + (final ? 1 : 0);
-    check_arity(fn, *def, n);
+    check_arity(fn, *def, n, arg_nodes.size());
+    at_pos_ = fn.pos;
+    at_ = fn.source;
+    auto param = [&](std::size_t i) {
+      if (def->params.empty()) return go_param::any;
+      if (i + 1 >= def->params.size()) return def->params.back();
+      return def->params[i];
+    };
+    auto arg = [&](std::size_t i) {
+      if (def->params.empty()) {
+        at_pos_ = arg_nodes[i].pos;
+        at_ = arg_nodes[i].source;
+        return eval_arg(arg_nodes[i], dot);
+      }
+      return typed_arg(arg_nodes[i], param(i), dot);
+    };
+    // The piped value is checked against its parameter where Go last pointed: the function, or
+    // its last argument.
+    auto final_arg = [&] {
+      if (def->params.empty()) return *final;
+      return validate(*final, param(n - 1), at_pos_, at_);
+    };
     if (fn.name == "and" || fn.name == "or") {
       // Short-circuit: stop at the first argument that decides the result.
       bool want = fn.name == "or";
       value v;
-      for (std::size_t i = 0; i < n; ++i) {
-        v = i < arg_nodes.size() ? eval_arg(arg_nodes[i], dot) : *final;
+      for (std::size_t i = 0; i < arg_nodes.size(); ++i) {
+        v = arg(i);
         if (v.truthy() == want) return v;
       }
+      if (final) v = final_arg();
       return v;
     }
     std::vector<value> args;
     args.reserve(n);
-    for (const auto& a : arg_nodes) args.push_back(eval_arg(a, dot));
-    if (final) args.push_back(*final);
+    for (std::size_t i = 0; i < arg_nodes.size(); ++i) args.push_back(arg(i));
+    if (final) args.push_back(final_arg());
     result<value> r = value();
     try {
       r = def->impl(args);
     } catch (const std::exception& e) {
-      // std::regex reports an over-complex match by throwing; no exception leaves the engine.
-      r = make_error("function", e.what());
+      r = make_error("function", e.what());  // no exception leaves the engine
     }
     if (!r) {
       if (r.error().code == wrong_type_code) fail(fn.pos, fn.source, r.error().message);
@@ -341,13 +468,16 @@ class executor {
     return std::move(*r);
   }
 
-  void check_arity(const operand_node& fn, const function_def& def, std::size_t n) {
+  // Go counts the piped value, but reports only the written arguments for a variadic function.
+  void check_arity(const operand_node& fn, const function_def& def, std::size_t n,
+                   std::size_t written) {
     auto got = static_cast<int>(n);
     std::string prefix = "wrong number of args for " + fn.name + ": want ";
     if (def.max_args < 0) {
       if (got < def.min_args) {
         fail(fn.pos, fn.source,
-             prefix + "at least " + std::to_string(def.min_args) + " got " + std::to_string(got));
+             prefix + "at least " + std::to_string(def.min_args) + " got " +
+                 std::to_string(written));
       }
     } else if (def.min_args == def.max_args) {
       if (got != def.min_args) {
@@ -369,6 +499,9 @@ class executor {
   std::string out_;
   int template_depth_ = 0;
   int nesting_ = 0;
+  // The node Go's state points at (s.at): errors of a piped value name it.
+  std::size_t at_pos_ = 0;
+  std::string_view at_;
   std::uint64_t steps_ = 0;
 };
 

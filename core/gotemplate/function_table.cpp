@@ -10,6 +10,36 @@ function_table& function_table::add(std::string name, int min_args, int max_args
   return *this;
 }
 
+function_table& function_table::add(std::string name, std::vector<go_param> params, bool variadic,
+                                    function_impl impl) {
+  auto fixed = static_cast<int>(params.size()) - (variadic ? 1 : 0);
+  function_def def{fixed, variadic ? -1 : fixed, std::move(impl), std::move(params), variadic};
+  functions_[std::move(name)] = std::move(def);
+  return *this;
+}
+
+std::string_view go_param_name(go_param p) {
+  switch (p) {
+    case go_param::any:
+      return "interface {}";
+    case go_param::reflect_value:
+      return "reflect.Value";
+    case go_param::string:
+      return "string";
+    case go_param::integer:
+      return "int";
+    case go_param::boolean:
+      return "bool";
+    case go_param::string_list:
+      return "[]string";
+    case go_param::string_map:
+      return "map[string]string";
+    case go_param::any_map:
+      return "map[string]interface {}";
+  }
+  return "?";
+}
+
 const function_def* function_table::find(std::string_view name) const {
   auto it = functions_.find(name);
   return it == functions_.end() ? nullptr : &it->second;

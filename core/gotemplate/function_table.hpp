@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/gotemplate/value.hpp"
 #include "core/result.hpp"
@@ -15,16 +16,40 @@ namespace kp::gotemplate {
 
 using function_impl = std::function<result<value>(std::span<const value> args)>;
 
+// A Go parameter type, which decides how the executor converts and checks an argument as Go's
+// evalArg/validateType do: constants are converted ("expected integer; found 2.5"), a missing
+// map key becomes nil where the type can be nil and is refused elsewhere ("invalid value;
+// expected string"), and a value of another type is refused ("wrong type for value; expected
+// string; got int"), naming the argument.
+enum class go_param {
+  any,            // interface{}
+  reflect_value,  // reflect.Value (the builtins): like any, but a missing value is refused
+  string,
+  integer,      // int
+  boolean,      // bool
+  string_list,  // []string
+  string_map,   // map[string]string
+  any_map,      // map[string]interface{}
+};
+
 struct function_def {
   int min_args = 0;
   int max_args = 0;  // -1: variadic
   function_impl impl;
+  // The Go signature; when variadic, the last entry is the type of the variadic elements.
+  // Empty: arguments are passed as evaluated, unchecked.
+  std::vector<go_param> params;
+  bool variadic = false;
 };
 
 class function_table {
  public:
   // Adds or replaces a function.
   function_table& add(std::string name, int min_args, int max_args, function_impl impl);
+  // Adds a function with its Go signature: func(params...) or, when variadic,
+  // func(params[0..n-2], ...params[n-1]).
+  function_table& add(std::string name, std::vector<go_param> params, bool variadic,
+                      function_impl impl);
   const function_def* find(std::string_view name) const;
   bool contains(std::string_view name) const { return find(name) != nullptr; }
   // Adds every function of other, replacing those with the same name.
@@ -50,5 +75,7 @@ inline constexpr std::string_view wrong_type_code = "wrong_type";
 result<std::string> string_arg(const value& v);
 result<std::int64_t> int_arg(const value& v);
 kp::error wrong_type(std::string_view expected, const value& got);
+// Go's spelling of a parameter type ("string", "[]string", "reflect.Value", ...).
+std::string_view go_param_name(go_param p);
 
 }  // namespace kp::gotemplate

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <re2/re2.h>
+
 namespace kp::gotemplate {
 
 namespace {
@@ -195,9 +197,7 @@ void append_escaped_rune(std::string& out, std::uint32_t cp, char quote) {
     out.push_back(quote);
     return;
   }
-  // Printable: ASCII graphic and space, and Unicode from U+00A1 except the C1 controls.
-  bool printable = (cp >= 0x20 && cp < 0x7F) || (cp >= 0xA1 && cp != 0xAD && cp != 0xFEFF);
-  if (printable) {
+  if (is_go_printable(cp)) {
     append_utf8(out, cp);
   } else if (cp < 0x80) {
     out += "\\x";
@@ -212,6 +212,15 @@ void append_escaped_rune(std::string& out, std::uint32_t cp, char quote) {
 }
 
 }  // namespace
+
+bool is_go_printable(std::uint32_t cp) {
+  if (cp < 0x80) return cp >= 0x20 && cp < 0x7F;
+  // Unicode categories from RE2's tables, which are Go's too.
+  static const re2::RE2 graphic("[\\pL\\pM\\pN\\pP\\pS]");
+  std::string s;
+  append_utf8(s, cp);
+  return re2::RE2::FullMatch(s, graphic);
+}
 
 std::string go_quote(std::string_view s) {
   std::string out = "\"";
@@ -277,7 +286,7 @@ std::string format_go_value(const value& v) {
 }
 
 std::string format_action_value(const value& v) {
-  if (v.is_null()) return "<no value>";
+  if (v.is_missing()) return "<no value>";
   return format_go_value(v);
 }
 

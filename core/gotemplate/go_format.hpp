@@ -11,7 +11,7 @@ namespace kp::gotemplate {
 
 // fmt's %v: "[a b]", "map[k:v]", "{f1 f2}", "<nil>" for null.
 std::string format_go_value(const value& v);
-// What an action prints: like %v, but a null top-level value is "<no value>".
+// What an action prints: like %v, but a missing value (a missing map key) is "<no value>".
 std::string format_action_value(const value& v);
 
 // strconv.FormatFloat(f, 'g', -1, 64): shortest digits, exponent form below 1e-4 or from 1e21.
@@ -25,6 +25,8 @@ std::string format_float_precision(double d, char fmt, int prec);
 std::string go_quote(std::string_view s);
 // strconv.QuoteRune for %q of an integer.
 std::string go_quote_rune(std::int64_t r);
+// strconv.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space.
+bool is_go_printable(std::uint32_t cp);
 // Appends the UTF-8 encoding of a code point (U+FFFD for an invalid one).
 void append_utf8(std::string& out, std::uint32_t cp);
 // Decodes one UTF-8 code point at s[i]; returns its length (1 and U+FFFD for a bad byte).

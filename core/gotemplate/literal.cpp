@@ -1,6 +1,7 @@
 #include "core/gotemplate/literal.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 
@@ -106,8 +107,45 @@ bool unquote_literal(std::string_view q, std::string& out) {
   return true;
 }
 
+namespace {
+
+// strconv's underscoreOK: underscores only between digits (or after a base prefix).
+bool underscores_ok(std::string_view s) {
+  char saw = '^';
+  std::size_t i = 0;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  bool hex = false;
+  if (s.size() >= 2 && s[0] == '0') {
+    char b = static_cast<char>(s[1] | 0x20);
+    if (b == 'b' || b == 'o' || b == 'x') {
+      i = 2;
+      saw = '0';
+      hex = b == 'x';
+    }
+  }
+  for (; i < s.size(); ++i) {
+    char c = s[i];
+    char l = static_cast<char>(c | 0x20);
+    if ((c >= '0' && c <= '9') || (hex && l >= 'a' && l <= 'f')) {
+      saw = '0';
+      continue;
+    }
+    if (c == '_') {
+      if (saw != '0') return false;
+      saw = '_';
+      continue;
+    }
+    if (saw == '_') return false;
+    saw = '!';
+  }
+  return saw != '_';
+}
+
+}  // namespace
+
 // Go's number constants: integers in any base (with _), floats, and character constants.
 bool parse_number_literal(std::string_view text, value& out) {
+  if (text.find('_') != std::string_view::npos && !underscores_ok(text)) return false;
   std::string t;
   for (char c : text) {
     if (c != '_') t.push_back(c);
@@ -156,7 +194,7 @@ bool parse_number_literal(std::string_view text, value& out) {
   std::string num(t.substr(t.front() == '+' ? 1 : 0));
   char* end = nullptr;
   double d = std::strtod(num.c_str(), &end);
-  if (end != num.c_str() + num.size()) return false;
+  if (end != num.c_str() + num.size() || !std::isfinite(d)) return false;  // Go: out of range
   out = value(d);
   return true;
 }

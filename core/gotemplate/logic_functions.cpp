@@ -20,27 +20,32 @@ result<value> map_lookup(const value& m, const std::string& key) {
 }  // namespace
 
 void add_logic_functions(function_table& t) {
-  // default(d any, given ...any) any
-  t.add("default", 1, -1, [](args_t a) -> result<value> {
-    if (a.size() < 2 || a[1].empty()) return a[0];
+  using p = go_param;
+  // default(d any, given ...any) any: Go's reflect.Call passes an empty, non-nil variadic
+  // slice, so the provider's given[0] fails when only d is given.
+  t.add("default", {p::any, p::any}, true, [](args_t a) -> result<value> {
+    if (a.size() < 2) {
+      return make_error("function", "runtime error: index out of range [0] with length 0");
+    }
+    if (a[1].empty()) return a[0];
     return a[1];
   });
   // coalesce(v ...any) any: the first non-empty value, else nil.
-  t.add("coalesce", 0, -1, [](args_t a) -> result<value> {
+  t.add("coalesce", {p::any}, true, [](args_t a) -> result<value> {
     for (const auto& v : a) {
       if (!v.empty()) return v;
     }
     return value();
   });
   // ternary(vt any, vf any, v bool) any
-  t.add("ternary", 3, 3, [](args_t a) -> result<value> {
+  t.add("ternary", {p::any, p::any, p::boolean}, false, [](args_t a) -> result<value> {
     if (!a[2].is_bool()) return wrong_type("bool", a[2]);
     return a[2].as_bool() ? a[0] : a[1];
   });
   // empty(given any) bool
-  t.add("empty", 1, 1, [](args_t a) -> result<value> { return value(a[0].empty()); });
+  t.add("empty", {p::any}, false, [](args_t a) -> result<value> { return value(a[0].empty()); });
   // hasKey(m map[string]any, key string) bool
-  t.add("hasKey", 2, 2, [](args_t a) -> result<value> {
+  t.add("hasKey", {p::any_map, p::string}, false, [](args_t a) -> result<value> {
     auto key = string_arg(a[1]);
     if (!key) return key.error();
     if (a[0].is_null()) return value(false);
@@ -48,7 +53,7 @@ void add_logic_functions(function_table& t) {
     return value(a[0].find(*key) != nullptr);
   });
   // hasTag(tags []string, tag string) bool
-  t.add("hasTag", 2, 2, [](args_t a) -> result<value> {
+  t.add("hasTag", {p::string_list, p::string}, false, [](args_t a) -> result<value> {
     auto tag = string_arg(a[1]);
     if (!tag) return tag.error();
     if (a[0].is_null() || tag->empty()) return value(false);
@@ -59,13 +64,13 @@ void add_logic_functions(function_table& t) {
     return value(false);
   });
   // get(m map[string]string, key string) string: "" when missing.
-  t.add("get", 2, 2, [](args_t a) -> result<value> {
+  t.add("get", {p::string_map, p::string}, false, [](args_t a) -> result<value> {
     auto key = string_arg(a[1]);
     if (!key) return key.error();
     return map_lookup(a[0], *key);
   });
   // getValue(source string, key string) string: from "k=v;k2=v2".
-  t.add("getValue", 2, 2, [](args_t a) -> result<value> {
+  t.add("getValue", {p::string, p::string}, false, [](args_t a) -> result<value> {
     auto source = string_arg(a[0]);
     if (!source) return source.error();
     auto key = string_arg(a[1]);

@@ -105,8 +105,9 @@ result<value> cidrslaac(args_t a) {
 }  // namespace
 
 void add_network_functions(function_table& t) {
-  t.add("cidrhost", 1, 2, cidrhost);
-  t.add("cidrslaac", 2, 2, cidrslaac);
+  using p = go_param;
+  t.add("cidrhost", {p::string, p::integer}, true, cidrhost);
+  t.add("cidrslaac", {p::string, p::string}, false, cidrslaac);
 }
 
 }  // namespace kp::gotemplate

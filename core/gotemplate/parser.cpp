@@ -16,6 +16,19 @@ namespace {
 // executor stay far from the end of the stack.
 constexpr int max_nesting_depth = 256;
 
+// An integer constant beyond uint64 (Go's parser refuses it rather than reading a float).
+bool is_integer_overflow(std::string_view text) {
+  std::string_view s = text;
+  if (!s.empty() && (s[0] == '+' || s[0] == '-')) s.remove_prefix(1);
+  if (s.empty() || s.find_first_not_of("0123456789_") != std::string_view::npos) return false;
+  std::string digits;
+  for (char c : s) {
+    if (c != '_') digits.push_back(c);
+  }
+  while (digits.size() > 1 && digits[0] == '0') digits.erase(0, 1);
+  return digits.size() > 20 || (digits.size() == 20 && digits > "18446744073709551615");
+}
+
 struct parse_failure {
   std::size_t pos;
   std::string message;
@@ -419,6 +432,9 @@ class parser {
         return n;
       case token_kind::number:
         n.type = operand_node::kind::constant;
+        if (is_integer_overflow(t.text)) {
+          fail(t.pos, "integer overflow: " + go_quote(t.text));
+        }
         if (!parse_number_literal(t.text, n.constant)) {
           fail(t.pos, "illegal number syntax: " + go_quote(t.text));
         }

@@ -1,6 +1,7 @@
 #include "core/gotemplate/printf.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -14,18 +15,11 @@ namespace {
 
 struct spec {
   bool plus = false, minus = false, sharp = false, zero = false, space = false;
+  bool plus_v = false, sharp_v = false;  // %+v and %#v: field names, Go syntax
   int width = -1;
   int prec = -1;
   char verb = 0;
 };
-
-std::string bad_verb(char verb, const value& v) {
-  std::string out = "%!";
-  out.push_back(verb);
-  out.push_back('(');
-  if (v.is_null()) return out + "<nil>)";
-  return out + v.type_name() + "=" + format_go_value(v) + ")";
-}
 
 std::string pad(std::string s, const spec& sp, bool numeric) {
   if (sp.width < 0) return s;
@@ -132,44 +126,135 @@ std::string truncate_runes(const std::string& s, int prec) {
   return s.substr(0, i);
 }
 
-std::string format_one(const value& v, const spec& sp);
+std::string format_one(const value& v, const spec& sp, int depth = 0);
 
-std::string composite(const value& v, const spec& sp) {
-  spec inner = sp;
-  inner.width = -1;
-  std::string out;
-  if (v.is_list()) {
-    out = "[";
-    bool first = true;
-    for (const auto& e : v.as_list()) {
-      if (!first) out.push_back(' ');
-      first = false;
-      out += format_one(e, inner);
-    }
-    out += "]";
-  } else {
-    bool record = v.is_record();
-    out = record ? "{" : "map[";
-    bool first = true;
-    for (const auto& e : v.as_map().entries) {
-      if (!first) out.push_back(' ');
-      first = false;
-      if (!record) out += format_one(value(e.key), inner) + ":";
-      out += format_one(e.val, inner);
-    }
-    out += record ? "}" : "]";
-  }
-  return pad(out, sp, false);
+// fmt's badVerb: "%!f(int=   03)", the value printed with %v under the same flags.
+std::string bad_verb(char verb, const value& v, const spec& sp) {
+  std::string out = "%!";
+  out.push_back(verb);
+  out.push_back('(');
+  if (v.is_null()) return out + "<nil>)";
+  spec as_v = sp;
+  as_v.verb = 'v';
+  as_v.plus_v = false;
+  as_v.sharp_v = false;
+  return out + v.type_name() + "=" + format_one(v, as_v) + ")";
 }
 
-std::string format_one(const value& v, const spec& sp) {
+// strconv.CanBackquote: one line, no control characters but tab, no backquote, valid UTF-8.
+bool can_backquote(const std::string& s) {
+  for (std::size_t i = 0; i < s.size();) {
+    std::uint32_t cp = 0;
+    std::size_t n = decode_utf8(s, i, cp);
+    if (cp == 0xFFFD && n == 1) return false;
+    if (cp == '`' || cp == 0xFEFF || (cp < 0x20 && cp != '\t') || cp == 0x7F) return false;
+    i += n;
+  }
+  return true;
+}
+
+// strconv.QuoteToASCII: like Quote, with every non-ASCII character escaped.
+std::string quote_ascii(const std::string& s) {
+  std::string q = go_quote(s);
+  std::string out;
+  for (std::size_t i = 0; i < q.size();) {
+    std::uint32_t cp = 0;
+    std::size_t n = decode_utf8(q, i, cp);
+    if (cp < 0x80) {
+      out.push_back(q[i]);
+    } else {
+      char buf[16];
+      if (cp < 0x10000) {
+        std::snprintf(buf, sizeof buf, "\\u%04x", cp);
+      } else {
+        std::snprintf(buf, sizeof buf, "\\U%08x", cp);
+      }
+      out += buf;
+    }
+    i += n;
+  }
+  return out;
+}
+
+// Hexadecimal ('x', 'X') and binary ('b') forms of a float, as strconv.FormatFloat.
+std::string float_special_form(double d, const spec& sp) {
+  if (!std::isfinite(d)) return format_float_precision(d, 'g', 0);
+  if (sp.verb == 'b') {
+    auto bits = std::bit_cast<std::uint64_t>(d);
+    auto exp = static_cast<int>((bits >> 52) & 0x7FF);
+    std::uint64_t mant = bits & ((std::uint64_t{1} << 52) - 1);
+    if (exp == 0) {
+      exp = 1;
+    } else {
+      mant |= std::uint64_t{1} << 52;
+    }
+    return std::string(std::signbit(d) ? "-" : "") + std::to_string(mant) + "p" +
+           (exp - 1075 < 0 ? "-" : "+") + std::to_string(std::abs(exp - 1075));
+  }
+  char buf[64];
+  if (sp.prec >= 0) {
+    std::snprintf(buf, sizeof buf, "%.*a", sp.prec, d);
+  } else {
+    std::snprintf(buf, sizeof buf, "%a", d);
+  }
+  std::string out = buf;
+  // Go writes at least two exponent digits.
+  auto p = out.find('p');
+  if (p != std::string::npos && out.size() - p == 3) out.insert(p + 2, "0");
+  if (sp.verb == 'X') {
+    for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+std::string composite(const value& v, const spec& sp, int depth) {
+  std::string out;
+  bool go_syntax = sp.sharp_v && sp.verb == 'v';
+  const char* sep = go_syntax ? ", " : " ";
+  if (v.is_list()) {
+    out = go_syntax ? v.type_name() + "{" : "[";
+    bool first = true;
+    for (const auto& e : v.as_list()) {
+      if (!first) out += sep;
+      first = false;
+      out += format_one(e, sp, depth + 1);
+    }
+    return out + (go_syntax ? "}" : "]");
+  }
+  bool record = v.is_record();
+  if (go_syntax) {
+    out = v.type_name() + "{";
+  } else {
+    out = record ? "{" : "map[";
+  }
+  bool first = true;
+  for (const auto& e : v.as_map().entries) {
+    if (!first) out += sep;
+    first = false;
+    if (!record) {
+      out += format_one(value(e.key), sp, depth + 1) + ":";
+    } else if (sp.plus_v || go_syntax) {
+      out += e.key + ":";
+    }
+    out += format_one(e.val, sp, depth + 1);
+  }
+  return out + (go_syntax || record ? "}" : "]");
+}
+
+std::string format_one(const value& v, const spec& sp, int depth) {
   char verb = sp.verb;
-  if (v.is_list() || v.is_map()) return composite(v, sp);
-  if (v.is_null()) return verb == 'v' ? pad("<nil>", sp, false) : bad_verb(verb, v);
+  if (verb == 'T') return pad(v.is_null() ? "<nil>" : v.type_name(), sp, false);
+  if (v.is_list() || v.is_map()) return composite(v, sp, depth);
+  if (v.is_null()) {
+    // A nil inside a list or map is a nil interface{}; at the top it is an untyped nil.
+    if (depth > 0 && sp.sharp_v) return "interface {}(nil)";
+    if (depth > 0 || verb == 'v') return pad("<nil>", sp, false);
+    return bad_verb(verb, v, sp);
+  }
   switch (v.type()) {
     case value::kind::boolean:
       if (verb == 'v' || verb == 't') return pad(v.as_bool() ? "true" : "false", sp, false);
-      return bad_verb(verb, v);
+      return bad_verb(verb, v, sp);
     case value::kind::integer:
       switch (verb) {
         case 'v':
@@ -182,24 +267,28 @@ std::string format_one(const value& v, const spec& sp) {
           return integer(v.as_int(), sp);
         case 'c': {
           std::string s;
-          append_utf8(s, static_cast<std::uint32_t>(v.as_int()));
+          auto c = v.as_int();
+          append_utf8(s, c < 0 || c > 0x10FFFF ? 0xFFFD : static_cast<std::uint32_t>(c));
           return pad(s, sp, false);
         }
         case 'q':
           return pad(go_quote_rune(v.as_int()), sp, false);
         case 'U': {
           char buf[32];
-          std::snprintf(buf, sizeof buf, "U+%04llX", static_cast<unsigned long long>(v.as_int()));
-          return pad(buf, sp, false);
+          std::snprintf(buf, sizeof buf, "U+%0*llX", sp.prec > 4 ? sp.prec : 4,
+                        static_cast<unsigned long long>(v.as_int()));
+          std::string out = buf;
+          auto c = v.as_int();
+          if (sp.sharp && c >= 0 && c <= 0x10FFFF &&
+              is_go_printable(static_cast<std::uint32_t>(c))) {
+            out += " '";
+            append_utf8(out, static_cast<std::uint32_t>(c));
+            out += "'";
+          }
+          return pad(out, sp, false);
         }
-        case 'e':
-        case 'E':
-        case 'f':
-        case 'F':
-        case 'g':
-        case 'G':
         default:
-          return bad_verb(verb, v);
+          return bad_verb(verb, v, sp);
       }
     case value::kind::floating:
       switch (verb) {
@@ -211,24 +300,38 @@ std::string format_one(const value& v, const spec& sp) {
         case 'g':
         case 'G':
           return floating(v.as_double(), sp);
-        default:
-          return bad_verb(verb, v);
-      }
-    case value::kind::string:
-      switch (verb) {
-        case 'v':
-        case 's':
-          return pad(truncate_runes(v.as_string(), sp.prec), sp, false);
-        case 'q':
-          return pad(go_quote(truncate_runes(v.as_string(), sp.prec)), sp, false);
         case 'x':
         case 'X':
-          return pad(hex_string(truncate_runes(v.as_string(), sp.prec), sp), sp, false);
+        case 'b': {
+          double d = v.as_double();
+          std::string s = float_special_form(std::fabs(d), sp);
+          return pad(with_sign(s, std::signbit(d) && !std::isnan(d), sp), sp, std::isfinite(d));
+        }
         default:
-          return bad_verb(verb, v);
+          return bad_verb(verb, v, sp);
       }
+    case value::kind::string: {
+      const std::string& str = v.as_string();
+      switch (verb) {
+        case 'v':
+          if (sp.sharp_v) return pad(go_quote(truncate_runes(str, sp.prec)), sp, false);
+          return pad(truncate_runes(str, sp.prec), sp, false);
+        case 's':
+          return pad(truncate_runes(str, sp.prec), sp, false);
+        case 'q': {
+          std::string t = truncate_runes(str, sp.prec);
+          if (sp.sharp && can_backquote(t)) return pad("`" + t + "`", sp, false);
+          return pad(sp.plus ? quote_ascii(t) : go_quote(t), sp, false);
+        }
+        case 'x':
+        case 'X':
+          return pad(hex_string(truncate_runes(str, sp.prec), sp), sp, false);
+        default:
+          return bad_verb(verb, v, sp);
+      }
+    }
     default:
-      return bad_verb(verb, v);
+      return bad_verb(verb, v, sp);
   }
 }
 
@@ -311,6 +414,13 @@ std::string go_sprintf(std::string_view f, std::span<const value> args) {
       continue;
     }
     sp.verb = static_cast<char>(cp);
+    if (sp.verb == 'v') {
+      // %+v and %#v select struct field names and Go syntax; they are not the + and # flags.
+      sp.plus_v = sp.plus;
+      sp.sharp_v = sp.sharp;
+      sp.plus = false;
+      sp.sharp = false;
+    }
     if (arg >= args.size()) {
       out += "%!";
       out.push_back(sp.verb);

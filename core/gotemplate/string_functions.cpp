@@ -70,8 +70,12 @@ std::string change_case(const std::string& s, bool upper) {
   return out;
 }
 
-std::string indent_text(std::int64_t spaces, const std::string& v) {
-  std::string pad(static_cast<std::size_t>(std::clamp<std::int64_t>(spaces, 0, 4096)), ' ');
+// strings.Repeat refuses a negative count (Go panics; the template call fails).
+result<std::string> indent_text(std::int64_t spaces, const std::string& v) {
+  if (spaces < 0) return make_error("function", "strings: negative Repeat count");
+  // A bound far above any real indentation keeps a hostile width from exhausting memory.
+  if (spaces > (1 << 20)) return make_error("function", "strings: Repeat output length overflow");
+  std::string pad(static_cast<std::size_t>(spaces), ' ');
   std::string out = pad;
   for (char c : v) {
     out.push_back(c);
@@ -104,8 +108,9 @@ std::string replace_all(const std::string& s, const std::string& old, const std:
   return out + s.substr(pos);
 }
 
+// strings.Split: a []string.
 value split(const std::string& s, const std::string& sep) {
-  value::list_data parts;
+  std::vector<std::string> parts;
   if (sep.empty()) {
     for (std::size_t i = 0; i < s.size();) {
       std::uint32_t cp = 0;
@@ -113,7 +118,7 @@ value split(const std::string& s, const std::string& sep) {
       parts.emplace_back(s.substr(i, n));
       i += n;
     }
-    return value(std::move(parts));
+    return value::strings(parts);
   }
   std::size_t pos = 0;
   while (true) {
@@ -123,27 +128,32 @@ value split(const std::string& s, const std::string& sep) {
     pos = f + sep.size();
   }
   parts.emplace_back(s.substr(pos));
-  return value(std::move(parts));
+  return value::strings(parts);
 }
 
 }  // namespace
 
 void add_string_functions(function_table& t) {
+  using p = go_param;
   // indent(spaces int, v string) string
-  t.add("indent", 2, 2, [](args_t a) -> result<value> {
+  t.add("indent", {p::integer, p::string}, false, [](args_t a) -> result<value> {
     auto n = int_arg(a[0]);
     if (!n) return n.error();
     KP_STRING_ARG(v, 1);
-    return value(indent_text(*n, v));
+    auto out = indent_text(*n, v);
+    if (!out) return out.error();
+    return value(std::move(*out));
   });
-  t.add("nindent", 2, 2, [](args_t a) -> result<value> {
+  t.add("nindent", {p::integer, p::string}, false, [](args_t a) -> result<value> {
     auto n = int_arg(a[0]);
     if (!n) return n.error();
     KP_STRING_ARG(v, 1);
-    return value("\n" + indent_text(*n, v));
+    auto out = indent_text(*n, v);
+    if (!out) return out.error();
+    return value("\n" + *out);
   });
   // quote(str ...any) string: each non-nil argument as Go's %q of its string form.
-  t.add("quote", 0, -1, [](args_t a) -> result<value> {
+  t.add("quote", {p::any}, true, [](args_t a) -> result<value> {
     std::string out;
     bool first = true;
     for (const auto& v : a) {
@@ -154,39 +164,39 @@ void add_string_functions(function_table& t) {
     }
     return value(out);
   });
-  t.add("upper", 1, 1, [](args_t a) -> result<value> {
+  t.add("upper", {p::string}, false, [](args_t a) -> result<value> {
     KP_STRING_ARG(s, 0);
     return value(change_case(s, true));
   });
-  t.add("lower", 1, 1, [](args_t a) -> result<value> {
+  t.add("lower", {p::string}, false, [](args_t a) -> result<value> {
     KP_STRING_ARG(s, 0);
     return value(change_case(s, false));
   });
-  t.add("trim", 1, 1, [](args_t a) -> result<value> {
+  t.add("trim", {p::string}, false, [](args_t a) -> result<value> {
     KP_STRING_ARG(s, 0);
     return value(trim_space(s));
   });
   // trimSuffix(suffix, s), trimPrefix(prefix, s)
-  t.add("trimSuffix", 2, 2, [](args_t a) -> result<value> {
+  t.add("trimSuffix", {p::string, p::string}, false, [](args_t a) -> result<value> {
     KP_STRING_ARG(suffix, 0);
     KP_STRING_ARG(s, 1);
     if (s.ends_with(suffix)) return value(s.substr(0, s.size() - suffix.size()));
     return value(s);
   });
-  t.add("trimPrefix", 2, 2, [](args_t a) -> result<value> {
+  t.add("trimPrefix", {p::string, p::string}, false, [](args_t a) -> result<value> {
     KP_STRING_ARG(prefix, 0);
     KP_STRING_ARG(s, 1);
     if (s.starts_with(prefix)) return value(s.substr(prefix.size()));
     return value(s);
   });
   // split(s, sep) []string: strings.Split.
-  t.add("split", 2, 2, [](args_t a) -> result<value> {
+  t.add("split", {p::string, p::string}, false, [](args_t a) -> result<value> {
     KP_STRING_ARG(s, 0);
     KP_STRING_ARG(sep, 1);
     return split(s, sep);
   });
   // join(elems []string, sep string) string: strings.Join.
-  t.add("join", 2, 2, [](args_t a) -> result<value> {
+  t.add("join", {p::string_list, p::string}, false, [](args_t a) -> result<value> {
     KP_STRING_ARG(sep, 1);
     if (a[0].is_null()) return value("");
     if (!a[0].is_list()) return wrong_type("[]string", a[0]);
@@ -200,24 +210,24 @@ void add_string_functions(function_table& t) {
     return value(out);
   });
   // replace(old, new, s string) string
-  t.add("replace", 3, 3, [](args_t a) -> result<value> {
+  t.add("replace", {p::string, p::string, p::string}, false, [](args_t a) -> result<value> {
     KP_STRING_ARG(old, 0);
     KP_STRING_ARG(repl, 1);
     KP_STRING_ARG(s, 2);
     return value(replace_all(s, old, repl));
   });
   // contains(substr, s), hasPrefix(prefix, s), hasSuffix(suffix, s)
-  t.add("contains", 2, 2, [](args_t a) -> result<value> {
+  t.add("contains", {p::string, p::string}, false, [](args_t a) -> result<value> {
     KP_STRING_ARG(sub, 0);
     KP_STRING_ARG(s, 1);
     return value(s.find(sub) != std::string::npos);
   });
-  t.add("hasPrefix", 2, 2, [](args_t a) -> result<value> {
+  t.add("hasPrefix", {p::string, p::string}, false, [](args_t a) -> result<value> {
     KP_STRING_ARG(p, 0);
     KP_STRING_ARG(s, 1);
     return value(s.starts_with(p));
   });
-  t.add("hasSuffix", 2, 2, [](args_t a) -> result<value> {
+  t.add("hasSuffix", {p::string, p::string}, false, [](args_t a) -> result<value> {
     KP_STRING_ARG(p, 0);
     KP_STRING_ARG(s, 1);
     return value(s.ends_with(p));

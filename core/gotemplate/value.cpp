@@ -35,7 +35,15 @@ value value::strings(const std::vector<std::string>& items) {
   list_data l;
   l.reserve(items.size());
   for (const auto& s : items) l.emplace_back(s);
-  return value(std::move(l));
+  value v(std::move(l));
+  v.string_list_ = true;
+  return v;
+}
+
+value value::missing() {
+  value v;
+  v.v_ = missing_tag{};
+  return v;
 }
 
 value value::map(std::initializer_list<std::pair<std::string, value>> entries) {
@@ -117,7 +125,11 @@ value& value::field(std::string name, value v, field_options options) {
 }
 
 value& value::push_back(value v) {
-  if (!is_list()) v_ = std::make_shared<list_data>();
+  if (!is_list()) {
+    v_ = std::make_shared<list_data>();
+    string_list_ = false;
+  }
+  if (!v.is_string()) string_list_ = false;
   auto& p = std::get<std::shared_ptr<list_data>>(v_);
   if (p.use_count() > 1) p = std::make_shared<list_data>(*p);
   p->push_back(std::move(v));
@@ -191,7 +203,7 @@ bool value::empty() const {
 std::string value::type_name() const {
   switch (type()) {
     case kind::null:
-      return "<nil>";
+      return "interface {}";
     case kind::boolean:
       return "bool";
     case kind::integer:
@@ -201,7 +213,7 @@ std::string value::type_name() const {
     case kind::string:
       return "string";
     case kind::list:
-      return "[]interface {}";
+      return string_list_ ? "[]string" : "[]interface {}";
     case kind::map:
       switch (as_map().flavour) {
         case map_flavour::string_map:
@@ -217,7 +229,7 @@ std::string value::type_name() const {
 }
 
 bool operator==(const value& a, const value& b) {
-  if (a.type() != b.type()) return false;
+  if (a.type() != b.type() || a.is_missing() != b.is_missing()) return false;
   switch (a.type()) {
     case value::kind::null:
       return true;

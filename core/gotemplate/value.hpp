@@ -3,11 +3,14 @@
 // share their contents (copying a value is cheap); a builder call on a shared value copies first.
 //
 // Three map flavours mirror the Go types templates are written against:
-// - map():        map[string]interface{}; a missing key yields null, printed "<no value>".
-// - string_map(): map[string]string; a missing key yields "".
+// - map():        map[string]interface{}
+// - string_map(): map[string]string
 // - record():     a Go struct; fields keep their declaration order for toYaml/toJson, carry
 //                 their YAML/JSON names and omitempty, and a missing field is an error.
-// Plain maps keep their keys in byte order, as Go sorts map keys when ranging and printing.
+// A missing map key yields missing() (Go's invalid reflect.Value, printed "<no value>"), which
+// differs from a nil value (printed "<nil>"). Plain maps keep their keys in byte order, as Go
+// sorts map keys when ranging and printing. A list is []interface{} unless built by strings()
+// (or split), which makes a []string: Go functions taking []string accept only the latter.
 #include <cstdint>
 #include <initializer_list>
 #include <map>
@@ -64,6 +67,8 @@ class value {
   // A map[string]string from a std::map, e.g. a Secret's data as .Values.
   static value from_string_map(const std::map<std::string, std::string>& entries);
   static value record();
+  // What a missing map key yields: Go's invalid value. type() reports it as null.
+  static value missing();
 
   // Adds or replaces a key of a map (any flavour; a record keeps the field's place).
   value& set(std::string key, value v);
@@ -71,8 +76,11 @@ class value {
   value& field(std::string name, value v, field_options options = {});
   value& push_back(value v);
 
-  kind type() const { return static_cast<kind>(v_.index()); }
+  kind type() const { return is_missing() ? kind::null : static_cast<kind>(v_.index()); }
   bool is_null() const { return type() == kind::null; }
+  bool is_missing() const { return std::holds_alternative<missing_tag>(v_); }
+  // A []string (rather than []interface{}).
+  bool is_string_list() const { return is_list() && string_list_; }
   bool is_bool() const { return type() == kind::boolean; }
   bool is_int() const { return type() == kind::integer; }
   bool is_double() const { return type() == kind::floating; }
@@ -99,16 +107,21 @@ class value {
   // sprig's empty: like !truthy, but a record is empty when all its fields are.
   bool empty() const;
   // The Go type name used in error messages: "string", "int", "float64", "[]interface {}", ...
+  // (a nil value is "interface {}", the type of a nil held in an interface{} map or list)
   std::string type_name() const;
 
   friend bool operator==(const value& a, const value& b);
 
  private:
+  struct missing_tag {
+    bool operator==(const missing_tag&) const = default;
+  };
   map_data& mutable_map();
 
   std::variant<std::monostate, bool, std::int64_t, double, std::string, std::shared_ptr<list_data>,
-               std::shared_ptr<map_data>>
+               std::shared_ptr<map_data>, missing_tag>
       v_;
+  bool string_list_ = false;
 };
 
 struct value::entry {

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
+
+#include <re2/re2.h>
 
 #include "core/gotemplate/go_format.hpp"
 
@@ -33,17 +34,18 @@ bool resolves_to_non_string(const std::string& s) {
   for (char ch : s) {
     if (ch != '_') plain.push_back(ch);
   }
-  static const std::regex int_re(
+  static const re2::RE2 int_re(
       R"(^[-+]?(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$)");
-  static const std::regex float_re(R"(^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$)");
-  static const std::regex base60_re(R"(^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$)");
+  static const re2::RE2 float_re(R"(^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$)");
+  static const re2::RE2 base60_re(R"(^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$)");
   // yaml.v3 reads these layouts as timestamps: 2006-1-2, 2006-1-2T15:4:5.9Z07:00 and
   // 2006-1-2 15:4:5.9.
-  static const std::regex timestamp_re(
+  static const re2::RE2 timestamp_re(
       R"(^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt][0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(\.[0-9]+)?)"
       R"((Z|[+-][0-9]{2}:[0-9]{2})| [0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(\.[0-9]+)?)?$)");
-  return std::regex_match(plain, int_re) || std::regex_match(plain, float_re) ||
-         std::regex_match(s, base60_re) || std::regex_match(s, timestamp_re);
+  // RE2 matches in linear time without recursion, whatever the length of the string.
+  return re2::RE2::FullMatch(plain, int_re) || re2::RE2::FullMatch(plain, float_re) ||
+         re2::RE2::FullMatch(s, base60_re) || re2::RE2::FullMatch(s, timestamp_re);
 }
 
 bool is_printable_byte_run(const std::string& s) {
@@ -51,9 +53,9 @@ bool is_printable_byte_run(const std::string& s) {
     std::uint32_t cp = 0;
     std::size_t n = decode_utf8(s, i, cp);
     if (cp == 0xFFFD && n == 1 && static_cast<unsigned char>(s[i]) >= 0x80) return false;
-    bool printable = cp == '\n' || (cp >= 0x20 && cp <= 0x7E) || cp == 0x85 ||
-                     (cp >= 0xA0 && cp <= 0xD7FF) ||
-                     (cp >= 0xE000 && cp <= 0xFFFD && cp != 0xFEFF) || cp >= 0x10000;
+    // yaml.v3's is_printable: NEL and characters beyond the BMP are not.
+    bool printable = cp == '\n' || (cp >= 0x20 && cp <= 0x7E) || (cp >= 0xA0 && cp <= 0xD7FF) ||
+                     (cp >= 0xE000 && cp <= 0xFFFD && cp != 0xFEFF);
     if (!printable) return false;
     i += n;
   }
@@ -137,9 +139,9 @@ std::string double_quoted(const std::string& s) {
       default:
         break;
     }
-    if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) || cp == 0xFEFF) {
-      int width = cp <= 0xFF ? 2 : 4;
-      out += width == 2 ? "\\x" : "\\u";
+    if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) || cp == 0xFEFF || cp >= 0xFFFE) {
+      int width = cp <= 0xFF ? 2 : cp <= 0xFFFF ? 4 : 8;
+      out += width == 2 ? "\\x" : width == 4 ? "\\u" : "\\U";
       for (int k = width - 1; k >= 0; --k) out.push_back(hex[(cp >> (4 * k)) & 0xF]);
       continue;
     }
@@ -148,11 +150,25 @@ std::string double_quoted(const std::string& s) {
   return out + "\"";
 }
 
-std::string single_quoted(const std::string& s) {
+bool has_unicode_break(const std::string& s) {
+  return s.find("\xE2\x80\xA8") != std::string::npos || s.find("\xE2\x80\xA9") != std::string::npos;
+}
+
+// libyaml writes a line separator (U+2028, U+2029) as is and indents what follows to `col`.
+std::string single_quoted(const std::string& s, int col = 0) {
   std::string out = "'";
-  for (char c : s) {
+  bool after_break = false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (after_break) {
+      out.append(static_cast<std::size_t>(col), ' ');
+      after_break = false;
+    }
     if (c == '\'') out.push_back('\'');
     out.push_back(c);
+    if (c == '\xA8' || c == '\xA9') {
+      after_break = i >= 2 && s[i - 2] == '\xE2' && s[i - 1] == '\x80' && i + 1 < s.size();
+    }
   }
   return out + "'";
 }
@@ -294,6 +310,7 @@ class yaml_writer {
     }
     if (!is_printable_byte_run(s)) return double_quoted(s);
     if (resolves_to_non_string(s)) return double_quoted(s);
+    if (has_unicode_break(s)) return single_quoted(s, col);
     if (plain_allowed(s)) return s;
     return single_quoted(s);
   }
