@@ -218,42 +218,60 @@ result<value> html_fn(args_t a) {
   return value(out);
 }
 
+// template.JSEscapeString: quotes, <, >, &, = and control characters escaped, and any other
+// character that is not printable as \uXXXX.
 result<value> js_fn(args_t a) {
+  std::string in = escaper_input(a);
   std::string out;
-  for (char c : escaper_input(a)) {
+  for (std::size_t i = 0; i < in.size();) {
+    char c = in[i];
     auto u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        continue;
-      case '\'':
-        out += "\\'";
-        continue;
-      case '"':
-        out += "\\\"";
-        continue;
-      case '<':
-        out += "\\u003C";
-        continue;
-      case '>':
-        out += "\\u003E";
-        continue;
-      case '&':
-        out += "\\u0026";
-        continue;
-      case '=':
-        out += "\\u003D";
-        continue;
-      default:
-        break;
+    if (u < 0x80) {
+      ++i;
+      switch (c) {
+        case '\\':
+          out += "\\\\";
+          continue;
+        case '\'':
+          out += "\\'";
+          continue;
+        case '"':
+          out += "\\\"";
+          continue;
+        case '<':
+          out += "\\u003C";
+          continue;
+        case '>':
+          out += "\\u003E";
+          continue;
+        case '&':
+          out += "\\u0026";
+          continue;
+        case '=':
+          out += "\\u003D";
+          continue;
+        default:
+          break;
+      }
+      if (u < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04X", u);
+        out += buf;
+      } else {
+        out.push_back(c);
+      }
+      continue;
     }
-    if (u < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04X", u);
-      out += buf;
+    std::uint32_t cp = 0;
+    std::size_t n = decode_utf8(in, i, cp);
+    if (is_go_printable(cp)) {
+      out.append(in, i, n);
     } else {
-      out.push_back(c);
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "\\u%04X", cp);
+      out += buf;
     }
+    i += n;
   }
   return value(out);
 }

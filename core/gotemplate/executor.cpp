@@ -156,9 +156,8 @@ class executor {
         step(n.pos, pipe_source(n.pipe.get()));
         if (one(value(i), value(i)) == flow::break_loop) break;
       }
-    } else if (!v.is_missing()) {
-      // A missing value (Go's invalid reflect.Value) ranges over nothing; anything else that
-      // is not a list or map, a nil included, is an error.
+    } else if (!v.is_null()) {
+      // A missing or nil value ranges over nothing; anything else is an error.
       fail(n.pos, pipe_source(n.pipe.get()), "range can't iterate over " + format_go_value(v));
     }
     if (count == 0 && n.else_list) walk(*n.else_list, dot);
@@ -193,6 +192,9 @@ class executor {
     for (const auto& cmd : p.cmds) {
       v = eval_command(cmd, dot, first ? nullptr : &v);
       first = false;
+      // Go's evalPipeline unwraps an interface{} result: a nil one becomes the invalid value
+      // (printed "<no value>", refused by typed parameters as "invalid value").
+      if (v.is_null() && !v.is_nil_pointer()) v = value::missing();
     }
     if (apply_decls) {
       for (const auto& name : p.decl) {
@@ -295,10 +297,8 @@ class executor {
                    digits.find_first_of("pP") == std::string_view::npos;
     bool rune = !digits.empty() && digits[0] == '\'';
     if (!hex_int && !rune && t.find_first_of(".eEpP") != std::string::npos) return c;
-    // An integer beyond int64: an error up to uint64's range, nothing at all beyond.
-    if (std::fabs(c.as_double()) < 18446744073709551616.0)
-      fail(op.pos, op.source, t + " overflows int");
-    return value::missing();
+    // An integer beyond int64 (the parser refuses those beyond uint64).
+    fail(op.pos, op.source, t + " overflows int");
   }
 
   // Go's evalArg for a constant given to a parameter of type `want`.

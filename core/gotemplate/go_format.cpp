@@ -286,7 +286,8 @@ std::string format_go_value(const value& v) {
 }
 
 std::string format_action_value(const value& v) {
-  if (v.is_missing()) return "<no value>";
+  if (v.is_nil_pointer()) return "<nil>";
+  if (v.is_null()) return "<no value>";
   return format_go_value(v);
 }
 

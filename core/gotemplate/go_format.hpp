@@ -11,7 +11,8 @@ namespace kp::gotemplate {
 
 // fmt's %v: "[a b]", "map[k:v]", "{f1 f2}", "<nil>" for null.
 std::string format_go_value(const value& v);
-// What an action prints: like %v, but a missing value (a missing map key) is "<no value>".
+// What an action prints: like %v, but a missing or nil interface value is "<no value>" (a nil
+// pointer is "<nil>").
 std::string format_action_value(const value& v);
 
 // strconv.FormatFloat(f, 'g', -1, 64): shortest digits, exponent form below 1e-4 or from 1e21.

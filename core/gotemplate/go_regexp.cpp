@@ -67,6 +67,14 @@ bool is_unicode_letter_or_digit(std::uint32_t cp) {
 }
 
 result<go_regexp> go_regexp::compile(std::string_view pattern) {
+  // RE2 accepts \C (any byte), which Go's parser refuses.
+  for (std::size_t i = 0; i + 1 < pattern.size(); ++i) {
+    if (pattern[i] != '\\') continue;
+    if (pattern[i + 1] == 'C') {
+      return make_error("function", "error parsing regexp: invalid escape sequence: `\\C`");
+    }
+    ++i;
+  }
   re2::RE2::Options options;
   options.set_log_errors(false);
   options.set_encoding(re2::RE2::Options::EncodingUTF8);

@@ -33,7 +33,8 @@ std::string pad(std::string s, const spec& sp, bool numeric) {
   if (runes >= w) return s;
   std::size_t n = w - runes;
   if (sp.minus) return s + std::string(n, ' ');
-  if (sp.zero && numeric) {
+  if (sp.zero && !numeric) return std::string(n, '0') + s;
+  if (sp.zero) {
     std::size_t sign = (!s.empty() && (s[0] == '-' || s[0] == '+' || s[0] == ' ')) ? 1 : 0;
     return s.substr(0, sign) + std::string(n, '0') + s.substr(sign);
   }
@@ -48,6 +49,8 @@ std::string with_sign(std::string digits, bool negative, const spec& sp) {
 }
 
 std::string integer(std::int64_t v, const spec& sp) {
+  if (sp.prec == 0 && v == 0)
+    return std::string(sp.width > 0 ? static_cast<std::size_t>(sp.width) : 0, ' ');
   bool neg = v < 0;
   std::uint64_t u = neg ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
   int base = 10;
@@ -86,7 +89,10 @@ std::string integer(std::int64_t v, const spec& sp) {
   if (sp.prec >= 0 && static_cast<int>(s.size()) < sp.prec) {
     s.insert(0, static_cast<std::size_t>(sp.prec) - s.size(), '0');
   }
-  return pad(with_sign(prefix + s, neg, sp), sp, sp.prec < 0);
+  // With a precision, fmt pads integers with spaces, never zeros.
+  spec padding = sp;
+  if (sp.prec >= 0) padding.zero = false;
+  return pad(with_sign(prefix + s, neg, sp), padding, true);
 }
 
 std::string floating(double d, const spec& sp) {
@@ -247,8 +253,8 @@ std::string format_one(const value& v, const spec& sp, int depth) {
   if (v.is_list() || v.is_map()) return composite(v, sp, depth);
   if (v.is_null()) {
     // A nil inside a list or map is a nil interface{}; at the top it is an untyped nil.
-    if (depth > 0 && sp.sharp_v) return "interface {}(nil)";
-    if (depth > 0 || verb == 'v') return pad("<nil>", sp, false);
+    if (depth > 0) return sp.sharp_v ? "interface {}(nil)" : "<nil>";
+    if (verb == 'v') return pad("<nil>", sp, false);
     return bad_verb(verb, v, sp);
   }
   switch (v.type()) {
@@ -408,9 +414,15 @@ std::string go_sprintf(std::string_view f, std::span<const value> args) {
       continue;
     }
     if (cp >= 0x80 || !std::isalpha(static_cast<int>(cp))) {
+      // Not a verb we know: Go still consumes an argument and reports it.
       out += "%!";
       append_utf8(out, cp);
-      out += "(NOVERB)";
+      if (arg >= args.size()) {
+        out += "(MISSING)";
+      } else {
+        const value& a = args[arg++];
+        out += a.is_null() ? "(<nil>)" : "(" + a.type_name() + "=" + format_go_value(a) + ")";
+      }
       continue;
     }
     sp.verb = static_cast<char>(cp);

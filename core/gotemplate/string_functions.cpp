@@ -3,6 +3,11 @@
 // strings.Split and strings.Join; trimSuffix, trimPrefix, contains, hasPrefix and hasSuffix
 // take the affix first so they read well after a pipe.
 #include <algorithm>
+#include <clocale>
+#include <cwctype>
+
+#include <locale.h>
+#include <wctype.h>
 
 #include "core/gotemplate/go_format.hpp"
 #include "core/gotemplate/provider_function_groups.hpp"
@@ -42,30 +47,29 @@ std::string trim_space(const std::string& s) {
   return s.substr(start, end - start);
 }
 
+// Unicode simple case mapping from the C library's UTF-8 tables (the same UnicodeData Go's
+// unicode package is built from).
+locale_t utf8_ctype() {
+  static const locale_t loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", locale_t{});
+  return loc;
+}
+
+// strings.ToUpper / ToLower: every character mapped; an invalid byte becomes U+FFFD.
 std::string change_case(const std::string& s, bool upper) {
-  // ASCII letters and the Latin-1 Supplement letters; other scripts are left as they are.
   std::string out;
+  locale_t loc = utf8_ctype();
   for (std::size_t i = 0; i < s.size();) {
     std::uint32_t cp = 0;
     std::size_t n = decode_utf8(s, i, cp);
-    if (cp == 0xFFFD && n == 1) {
-      out.push_back(s[i]);
-      i += n;
-      continue;
-    }
-    if (upper) {
-      if (cp >= 'a' && cp <= 'z')
-        cp -= 32;
-      else if (cp >= 0xE0 && cp <= 0xFE && cp != 0xF7)
-        cp -= 32;
-    } else {
-      if (cp >= 'A' && cp <= 'Z')
-        cp += 32;
-      else if (cp >= 0xC0 && cp <= 0xDE && cp != 0xD7)
-        cp += 32;
+    i += n;
+    if (cp < 0x80) {
+      if (upper && cp >= 'a' && cp <= 'z') cp -= 32;
+      if (!upper && cp >= 'A' && cp <= 'Z') cp += 32;
+    } else if (loc != locale_t{}) {
+      auto w = static_cast<wint_t>(cp);
+      cp = static_cast<std::uint32_t>(upper ? towupper_l(w, loc) : towlower_l(w, loc));
     }
     append_utf8(out, cp);
-    i += n;
   }
   return out;
 }

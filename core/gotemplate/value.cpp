@@ -1,6 +1,7 @@
 #include "core/gotemplate/value.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 
 namespace kp::gotemplate {
@@ -37,6 +38,12 @@ value value::strings(const std::vector<std::string>& items) {
   for (const auto& s : items) l.emplace_back(s);
   value v(std::move(l));
   v.string_list_ = true;
+  return v;
+}
+
+value value::nil_pointer() {
+  value v;
+  v.nil_pointer_ = true;
   return v;
 }
 
@@ -197,6 +204,8 @@ bool value::empty() const {
     return std::all_of(as_map().entries.begin(), as_map().entries.end(),
                        [](const entry& e) { return e.val.empty(); });
   }
+  if (is_list() || is_map()) return false;  // a non-nil slice or map is not zero
+  if (is_double()) return std::bit_cast<std::uint64_t>(as_double()) == 0;  // -0.0 is not zero
   return !truthy();
 }
 

@@ -69,6 +69,8 @@ class value {
   static value record();
   // What a missing map key yields: Go's invalid value. type() reports it as null.
   static value missing();
+  // A nil pointer (a *bool or *int32 field): null, but printed "<nil>" as Go does.
+  static value nil_pointer();
 
   // Adds or replaces a key of a map (any flavour; a record keeps the field's place).
   value& set(std::string key, value v);
@@ -79,6 +81,7 @@ class value {
   kind type() const { return is_missing() ? kind::null : static_cast<kind>(v_.index()); }
   bool is_null() const { return type() == kind::null; }
   bool is_missing() const { return std::holds_alternative<missing_tag>(v_); }
+  bool is_nil_pointer() const { return is_null() && !is_missing() && nil_pointer_; }
   // A []string (rather than []interface{}).
   bool is_string_list() const { return is_list() && string_list_; }
   bool is_bool() const { return type() == kind::boolean; }
@@ -104,7 +107,8 @@ class value {
 
   // Go's truth for if/with/and/or: false, 0, "", nil and empty list/map are false; structs true.
   bool truthy() const;
-  // sprig's empty: like !truthy, but a record is empty when all its fields are.
+  // The provider's empty, Go's reflect.IsZero: nil, false, 0, ""; a struct whose fields all are;
+  // never a list or map (ours are never nil slices or maps).
   bool empty() const;
   // The Go type name used in error messages: "string", "int", "float64", "[]interface {}", ...
   // (a nil value is "interface {}", the type of a nil held in an interface{} map or list)
@@ -122,6 +126,7 @@ class value {
                std::shared_ptr<map_data>, missing_tag>
       v_;
   bool string_list_ = false;
+  bool nil_pointer_ = false;
 };
 
 struct value::entry {

@@ -24,7 +24,7 @@ bool resolves_to_non_string(const std::string& s) {
       "",      "~",     "null",  "Null",  "NULL",  "true",  "True", "TRUE", "false", "False",
       "FALSE", "y",     "Y",     "yes",   "Yes",   "YES",   "n",    "N",    "no",    "No",
       "NO",    "on",    "On",    "ON",    "off",   "Off",   "OFF",  ".inf", ".Inf",  ".INF",
-      "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan", ".NaN", ".NAN",  "<<"};
+      "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan", ".NaN", ".NAN"};
   for (const char* w : words) {
     if (s == w) return true;
   }
@@ -202,10 +202,20 @@ class yaml_writer {
   // "key:" or right after a sequence's "-".
   enum class where { top, after_key, after_dash };
 
-  // yaml.v3's omitempty: a nil pointer, or a zero value (a struct with all fields zero).
+  // yaml.v3's isZero: empty strings, lists and maps, 0, false, nil, structs of zero fields.
+  static bool yaml_zero(const value& v) {
+    if (v.is_record()) {
+      return std::all_of(v.as_map().entries.begin(), v.as_map().entries.end(),
+                         [](const value::entry& e) { return yaml_zero(e.val); });
+    }
+    if (v.is_list() || v.is_map()) return v.size() == 0;
+    return !v.truthy();
+  }
+
+  // yaml.v3's omitempty: a nil pointer, or a zero value.
   static bool omitted(const value::entry& e) {
     if (!e.omit_empty) return false;
-    return e.pointer ? e.val.is_null() : e.val.empty();
+    return e.pointer ? e.val.is_null() : yaml_zero(e.val);
   }
 
   static bool is_block_collection(const value& v) {

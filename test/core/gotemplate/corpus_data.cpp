@@ -60,7 +60,7 @@ result<value> convert_typed(const std::string& kind, const json::value& j) {
     return r;
   }
   if (kind == "$ptr") return convert(j);
-  if (kind == "$nilptr") return value();
+  if (kind == "$nilptr") return value::nil_pointer();
   if (kind == "$int64" || kind == "$int32" || kind == "$uint32")
     return value(j.to_number<std::int64_t>());
   return make_error("corpus", "unknown typed value " + kind);

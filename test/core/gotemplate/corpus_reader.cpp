@@ -35,10 +35,13 @@ result<std::vector<corpus_case>> read_corpus(const std::string& path) {
       c.name = rest.substr(0, space);
       if (space != std::string::npos) {
         std::string mark = rest.substr(space + 1);
-        if (mark != "[newer-go]") {
+        if (mark == "[newer-go]") {
+          c.newer_go = true;
+        } else if (mark == "[not-yet]") {
+          c.not_yet = true;
+        } else {
           return make_error("corpus", path + ": case " + c.name + ": unknown mark " + mark);
         }
-        c.newer_go = true;
       }
       cases.push_back(std::move(c));
       continue;

@@ -12,6 +12,7 @@ struct corpus_case {
   std::string file;
   std::string name;
   bool newer_go = false;  // needs a Go newer than 1.19: compared with `expect` instead
+  bool not_yet = false;   // a known difference (core/gotemplate/README.md): must still differ
   std::string template_text;
   std::string data;  // JSON, typed forms as corpus_data.hpp describes; empty: nil
   std::string expect;

@@ -115,6 +115,7 @@ TEST(GoDifferential, EveryCorpusCaseRendersAsGoTextTemplateDoes) {
   int compared = 0;
   int same_error_text = 0;
   int both_failed = 0;
+  int known = 0;
   for (const auto& c : cases) {
     SCOPED_TRACE(c.file + ": " + c.name + "\n--- template\n" + c.template_text + "\n--- data\n" +
                  c.data);
@@ -128,6 +129,13 @@ TEST(GoDifferential, EveryCorpusCaseRendersAsGoTextTemplateDoes) {
       continue;
     }
     ++compared;
+    if (c.not_yet) {
+      // A known difference: once fixed, drop the mark and the README entry.
+      bool same = (theirs.failed && ours.failed) || show(ours) == show(theirs);
+      EXPECT_FALSE(same) << "now renders as Go does: remove [not-yet] from " << c.name;
+      ++known;
+      continue;
+    }
     if (theirs.failed && ours.failed) {
       ++both_failed;
       if (theirs.text == ours.text) ++same_error_text;
@@ -135,8 +143,10 @@ TEST(GoDifferential, EveryCorpusCaseRendersAsGoTextTemplateDoes) {
     }
     EXPECT_EQ(show(ours), show(theirs));
   }
-  std::printf("compared %d cases with Go; %d fail in both, %d of them with the same message\n",
-              compared, both_failed, same_error_text);
+  std::printf(
+      "compared %d cases with Go (%d known differences); %d fail in both, %d of them with the "
+      "same message\n",
+      compared, known, both_failed, same_error_text);
 #endif
 }
 

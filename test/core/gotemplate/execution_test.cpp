@@ -25,7 +25,7 @@ TEST(GotemplateExecution, TextAndActionsPrintValuesAsGoDoes) {
   EXPECT_EQ(render("Hello {{ .Name }}!", sample()), "Hello world!");
   EXPECT_EQ(render("{{ .L }} {{ .M }} {{ .Rec }}", sample()), "[a b] map[a:1 b:2] {node-1 pve1}");
   EXPECT_EQ(render("{{ .Missing }}|{{ .Nil }}|{{ print .Missing }}|{{ .S.missing }}|", sample()),
-            "<no value>|<no value>|<nil>||");
+            "<no value>|<no value>|<nil>|<no value>|");
   EXPECT_EQ(render("{{ .Missing.Deeper.Still }}", sample()), "<no value>");
   EXPECT_EQ(render("{{ . }}"), "<no value>");
 }
@@ -148,8 +148,7 @@ TEST(GotemplateExecutionErrors, NameTheTemplateLineColumnNodeAndReason) {
             "ERROR: template: t:3:5: executing \"t\" at <join>: wrong number of args for join: "
             "want 2 got 1");
   EXPECT_EQ(render("{{ upper 5 }}"),
-            "ERROR: template: t:1:3: executing \"t\" at <upper>: wrong type for value; expected "
-            "string; got int");
+            "ERROR: template: t:1:9: executing \"t\" at <5>: expected string; found 5");
   EXPECT_EQ(render("{{ nil }}"),
             "ERROR: template: t:1:3: executing \"t\" at <nil>: nil is not a command");
   EXPECT_EQ(render("{{ template \"nope\" }}"),
@@ -173,8 +172,8 @@ TEST(GotemplateExecutionErrors, NameTheTemplateLineColumnNodeAndReason) {
       render("{{ 1 2 }}"),
       "ERROR: template: t:1:3: executing \"t\" at <1>: can't give argument to non-function 1");
   EXPECT_EQ(render("{{ call .Name }}", sample()),
-            "ERROR: template: t:1:3: executing \"t\" at <call>: error calling call: calling "
-            "functions held in data is not supported");
+            "ERROR: template: t:1:3: executing \"t\" at <call>: error calling call: non-function "
+            "of type string");
 }
 
 TEST(GotemplateExecutionErrors, ErrorsInsideNamedTemplatesNameThem) {

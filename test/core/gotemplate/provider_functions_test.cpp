@@ -28,14 +28,17 @@ std::string error_of(std::string_view text, const std::string& function) {
 TEST(GotemplateProviderFunctions, DefaultCoalesceAndTernary) {
   EXPECT_EQ(
       render("{{ default \"d\" \"\" }}|{{ default \"d\" \"x\" }}|{{ .Missing | default \"d\" }}|"
-             "{{ 0 | default 5 }}|{{ default \"d\" }}|{{ .L | default \"d\" }}",
+             "{{ 0 | default 5 }}|{{ .L | default \"d\" }}",
              sample()),
-      "d|x|d|5|d|[a b]");
+      "d|x|d|5|[a b]");
+  // Go's reflect.Call passes an empty variadic slice, so the provider's given[0] fails.
+  EXPECT_EQ(error_of("{{ default \"d\" }}", "default"),
+            "error calling default: runtime error: index out of range [0] with length 0");
   EXPECT_EQ(render("{{ coalesce \"\" 0 \"x\" \"y\" }}|{{ coalesce \"\" .Missing }}", sample()),
             "x|<no value>");
   EXPECT_EQ(render("{{ ternary \"a\" \"b\" true }}|{{ false | ternary \"y\" \"n\" }}"), "a|n");
-  EXPECT_EQ(error_of("{{ ternary \"a\" \"b\" 1 }}", "ternary"),
-            "wrong type for value; expected bool; got int");
+  // Go converts constants to the parameter's type and names the argument.
+  EXPECT_EQ(error_of("{{ ternary \"a\" \"b\" 1 }}", "1"), "expected bool; found 1");
 }
 
 TEST(GotemplateProviderFunctions, JsonAndYamlSerialisation) {
@@ -55,8 +58,9 @@ TEST(GotemplateProviderFunctions, IndentNindentAndQuote) {
   EXPECT_EQ(render("{{ quote \"a\" 1 nil \"b\\\"c\" }}|{{ .Missing | quote }}|{{ .L | quote }}",
                    sample()),
             "\"a\" \"1\" \"b\\\"c\"||\"[a b]\"");
-  EXPECT_EQ(error_of("{{ indent \"2\" \"x\" }}", "indent"),
-            "wrong type for value; expected int; got string");
+  EXPECT_EQ(error_of("{{ indent \"2\" \"x\" }}", "\"2\""), "expected integer; found \"2\"");
+  EXPECT_EQ(error_of("{{ indent -1 \"x\" }}", "indent"),
+            "error calling indent: strings: negative Repeat count");
 }
 
 TEST(GotemplateProviderFunctions, CaseAndTrimming) {
@@ -74,7 +78,11 @@ TEST(GotemplateProviderFunctions, SplitJoinAndReplaceFollowTheProvidersArgumentO
   EXPECT_EQ(render("{{ split \"a,b,c\" \",\" }}|{{ index (split \"a,b\" \",\") 1 }}|{{ split \"\" "
                    "\",\" | len }}"),
             "[a b c]|b|1");
-  EXPECT_EQ(render("{{ join .L \",\" }}|{{ join .Tags \" \" }}", sample()), "a,b|tag1 tag2");
+  EXPECT_EQ(render("{{ join (split \"a b\" \" \") \",\" }}|{{ join .Tags \" \" }}", sample()),
+            "a,b|tag1 tag2");
+  // strings.Join takes a []string: a []interface{} is refused, naming the argument.
+  EXPECT_EQ(error_of("{{ join .L \",\" }}", ".L"),
+            "wrong type for value; expected []string; got []interface {}");
   EXPECT_EQ(render("{{ replace \"-\" \"_\" \"a-b-c\" }}|{{ \"a-b\" | replace \"-\" \".\" }}|"
                    "{{ replace \"\" \"|\" \"ab\" }}"),
             "a_b_c|a.b||a|b|");
