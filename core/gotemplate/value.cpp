@@ -204,7 +204,10 @@ bool value::empty() const {
     return std::all_of(as_map().entries.begin(), as_map().entries.end(),
                        [](const entry& e) { return e.val.empty(); });
   }
-  if (is_list() || is_map()) return false;  // a non-nil slice or map is not zero
+  // The provider's empty []string fields are nil slices (zero); any other list or map is
+  // non-nil and so not zero.
+  if (is_string_list()) return size() == 0;
+  if (is_list() || is_map()) return false;
   if (is_double()) return std::bit_cast<std::uint64_t>(as_double()) == 0;  // -0.0 is not zero
   return !truthy();
 }
