@@ -131,10 +131,29 @@ struct server_shared {
   mutable std::mutex mutex;
   std::unordered_map<std::uint64_t, std::weak_ptr<session_link>> sessions;
   std::uint64_t next_id = 0;
+  // At max_connections the acceptor pauses; the session that closes first resumes it.
+  bool accept_paused = false;
+  std::function<void()> resume_accept;
 
   void unregister(std::uint64_t id) {
+    std::function<void()> resume;
+    {
+      std::lock_guard lock(mutex);
+      sessions.erase(id);
+      if (accept_paused && sessions.size() < options.max_connections) {
+        accept_paused = false;
+        resume = resume_accept;
+      }
+    }
+    if (resume) resume();
+  }
+
+  // Called after a connection was tracked: whether to accept the next one now.
+  bool may_accept_more() {
     std::lock_guard lock(mutex);
-    sessions.erase(id);
+    if (options.max_connections == 0 || sessions.size() < options.max_connections) return true;
+    accept_paused = true;
+    return false;
   }
 };
 
@@ -644,7 +663,7 @@ struct http_server::impl : std::enable_shared_from_this<http_server::impl> {
       track(id, s);
       s->start();
     }
-    accept();
+    if (shared->may_accept_more()) accept();
   }
 
   void track(std::uint64_t id, const std::shared_ptr<session_link>& s) {
@@ -682,6 +701,13 @@ status http_server::start() {
   acceptor.listen(net::socket_base::max_listen_connections, ec);
   if (ec) return make_error("bind", "cannot listen on " + where + ": " + ec.message());
   impl_->port = acceptor.local_endpoint(ec).port();
+  {
+    std::lock_guard lock(impl_->shared->mutex);
+    impl_->shared->resume_accept = [weak = std::weak_ptr<impl>(impl_)] {
+      if (auto self = weak.lock())
+        net::dispatch(self->acceptor.get_executor(), [self] { self->accept(); });
+    };
+  }
   net::dispatch(acceptor.get_executor(), [self = impl_] { self->accept(); });
   return {};
 }

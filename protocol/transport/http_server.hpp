@@ -62,6 +62,9 @@ struct server_options {
   // over the limit instead of a plain-text 413 (an API answering in its own error shape).
   std::optional<std::size_t> stream_buffer_limit;
   std::optional<http_response> body_limit_reply;
+  // Most connections open at once; at the cap the server stops accepting (new clients wait in
+  // the listen backlog) until one closes. Zero means no cap.
+  std::size_t max_connections = 0;
 };
 
 class http_server {

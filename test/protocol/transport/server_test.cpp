@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <memory>
 
 #include "test/protocol/transport/transport_fixture.hpp"
 
@@ -115,6 +116,28 @@ TEST(TransportServer, AnIdleConnectionIsClosedAfterTheIdleTimeout) {
   raw.read_until([](const std::string&) { return false; });
   EXPECT_TRUE(raw.eof);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+}
+
+TEST(TransportServer, AtTheConnectionCapANewClientWaitsUntilAnOpenConnectionCloses) {
+  server_options options;
+  options.max_connections = 1;
+  test_server server(echo_handler(), options);
+  auto holder = std::make_unique<raw_client>(server.server.port());
+  ASSERT_TRUE(holder->connected);
+  holder->send_all("GET /first HTTP/1.1\r\nHost: x\r\n\r\n");
+  auto first = holder->read_until([](const std::string& s) { return s.find("/first") != s.npos; });
+  ASSERT_NE(first.find("GET /first"), std::string::npos) << first;
+  // The second connection sits in the backlog: its request is not read while the first is open.
+  raw_client waiting(server.server.port());
+  ASSERT_TRUE(waiting.connected);
+  waiting.send_all("GET /second HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(server.server.connections(), 1u);
+  EXPECT_EQ(server.server.accepted_connections(), 1u);
+  holder.reset();  // closing the first lets the server accept again
+  auto second =
+      waiting.read_until([](const std::string& s) { return s.find("/second") != s.npos; });
+  EXPECT_NE(second.find("GET /second"), std::string::npos) << second;
+  EXPECT_EQ(server.server.accepted_connections(), 2u);
 }
 
 TEST(TransportServer, AMalformedRequestGets400AndTheConnectionCloses) {
