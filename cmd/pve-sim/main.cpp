@@ -11,6 +11,7 @@
 
 #include "protocol/transport/io_runtime.hpp"
 #include "sim/pve/faults.hpp"
+#include "sim/pve/number_text.hpp"
 #include "sim/pve/pve_sim_server.hpp"
 #include "sim/pve/topology.hpp"
 
@@ -19,10 +20,15 @@ namespace {
 constexpr const char* usage =
     "usage: pve-sim [--listen ADDR:PORT] [--topology FILE] [--data-dir DIR] [--ca-out FILE]\n"
     "               [--plain] [--time-scale X] [--faults FILE]\n"
+    "               [--max-body-size BYTES] [--max-connections N] [--header-timeout SECONDS]\n"
     "       pve-sim --print-default-topology\n"
     "Serves a simulated Proxmox VE 8 API at https://ADDR:PORT/api2/json (default 127.0.0.1:0, a\n"
     "free port) and prints the bound base URL on stdout. Without --topology it runs the default\n"
-    "topology; without --data-dir it uses a temporary directory removed at exit.\n";
+    "topology; without --data-dir it uses a temporary directory removed at exit.\n"
+    "Limits: --max-body-size (default 64Mi; Ki/Mi/Gi suffixes) answers 413 beyond it;\n"
+    "--max-connections (default 256) stops accepting at that many open connections;\n"
+    "--header-timeout (default 60) closes a connection whose next request header has not\n"
+    "arrived within that many seconds.\n";
 
 std::string read_file(const std::string& path, bool& ok) {
   std::ifstream in(path);
@@ -38,6 +44,7 @@ int main(int argc, char** argv) {
   std::string listen = "127.0.0.1:0", topology_file, data_dir, ca_out, faults_file;
   bool plain = false;
   double time_scale = 1.0;
+  kp::sim::pve::server_limits limits;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg.rfind("--", 0) != 0 && arg.rfind("-", 0) == 0) arg = "-" + arg;  // -flag == --flag
@@ -73,15 +80,33 @@ int main(int argc, char** argv) {
     } else if (arg == "--plain") {
       plain = true;
     } else if (arg == "--time-scale") {
-      try {
-        time_scale = std::stod(next());
-      } catch (...) {
-        time_scale = -1;
-      }
-      if (time_scale <= 0) {
+      auto scale = kp::sim::pve::parse_number<double>(next());
+      if (!scale || *scale <= 0) {
         std::cerr << "pve-sim: --time-scale must be a number > 0\n";
         return 2;
       }
+      time_scale = *scale;
+    } else if (arg == "--max-body-size") {
+      auto bytes = kp::sim::pve::parse_byte_quantity(next());
+      if (!bytes || *bytes == 0) {
+        std::cerr << "pve-sim: --max-body-size must be a byte quantity > 0, like 64Mi\n";
+        return 2;
+      }
+      limits.max_body_bytes = *bytes;
+    } else if (arg == "--max-connections") {
+      auto n = kp::sim::pve::parse_number<std::size_t>(next());
+      if (!n || *n == 0) {
+        std::cerr << "pve-sim: --max-connections must be a whole number > 0\n";
+        return 2;
+      }
+      limits.max_connections = *n;
+    } else if (arg == "--header-timeout") {
+      auto seconds = kp::sim::pve::parse_number<double>(next());
+      if (!seconds || *seconds <= 0 || *seconds > 86400) {
+        std::cerr << "pve-sim: --header-timeout must be a number of seconds > 0\n";
+        return 2;
+      }
+      limits.header_timeout = std::chrono::milliseconds(static_cast<long long>(*seconds * 1000));
     } else {
       std::cerr << "pve-sim: unknown argument '" << argv[i] << "'\n" << usage;
       return 2;
@@ -112,13 +137,14 @@ int main(int argc, char** argv) {
   settings.address = listen.substr(0, colon);
   if (settings.address.size() > 2 && settings.address.front() == '[')
     settings.address = settings.address.substr(1, settings.address.size() - 2);
-  try {
-    settings.port = static_cast<std::uint16_t>(std::stoi(listen.substr(colon + 1)));
-  } catch (...) {
+  auto port = kp::sim::pve::parse_number<std::uint16_t>(listen.substr(colon + 1));
+  if (!port) {
     std::cerr << "pve-sim: bad port in --listen " << listen << "\n";
     return 2;
   }
+  settings.port = *port;
   settings.plain = plain;
+  settings.limits = limits;
   settings.simulation.topo = std::move(*topo);
   settings.simulation.time_scale = time_scale;
   if (!faults_file.empty()) {

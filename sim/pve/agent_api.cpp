@@ -1,8 +1,11 @@
-// QEMU guest agent endpoints: ping, exec, exec-status, network interfaces. The agent answers
-// once the simulated guest has booted (guest_fleet).
+// QEMU guest agent endpoints: ping, exec, exec-status, network interfaces.
+#include "sim/pve/agent_api.hpp"
+
+#include "sim/pve/api_router.hpp"
 #include "sim/pve/guest_fleet.hpp"
+#include "sim/pve/parameter_checks.hpp"
 #include "sim/pve/property_string.hpp"
-#include "sim/pve/pve_world.hpp"
+#include "sim/pve/world_model.hpp"
 
 namespace kp::sim::pve {
 
@@ -10,7 +13,7 @@ namespace json = boost::json;
 
 namespace {
 // The agent's preconditions, in Proxmox's order (Agent.pm).
-result<vm_state*> agent_vm(pve_world& w, api_call& c) {
+result<vm_state*> agent_vm(world_model& w, api_call& c) {
   auto found = w.vm_on_node(c.path["node"], c.path["vmid"]);
   if (!found) return found.error();
   auto* vm = *found;
@@ -24,20 +27,30 @@ result<vm_state*> agent_vm(pve_world& w, api_call& c) {
 }
 }  // namespace
 
-api_reply pve_world::post_agent_ping(api_call& c) {
-  auto vm = agent_vm(*this, c);
+void agent_api::add_routes(api_router& router) {
+  router.add("POST", "/nodes/{node}/qemu/{vmid}/agent/ping",
+             [this](api_call& c) { return post_agent_ping(c); });
+  router.add("POST", "/nodes/{node}/qemu/{vmid}/agent/exec",
+             [this](api_call& c) { return post_agent_exec(c); });
+  router.add("GET", "/nodes/{node}/qemu/{vmid}/agent/exec-status",
+             [this](api_call& c) { return get_agent_exec_status(c); });
+  router.add("GET", "/nodes/{node}/qemu/{vmid}/agent/network-get-interfaces",
+             [this](api_call& c) { return get_agent_interfaces(c); });
+}
+
+api_reply agent_api::post_agent_ping(api_call& c) {
+  auto vm = agent_vm(world_, c);
   if (!vm) return reply_from(vm.error());
   return api_reply::ok(json::object{{"result", json::object{}}});
 }
 
-api_reply pve_world::post_agent_exec(api_call& c) {
-  auto vm = agent_vm(*this, c);
+api_reply agent_api::post_agent_exec(api_call& c) {
+  auto vm = agent_vm(world_, c);
   if (!vm) return reply_from(vm.error());
   auto argv = c.params.all("command");
-  if (argv.empty())
-    return api_reply::param("command", "property is missing and it is not optional");
-  auto outcome = guests().exec((*vm)->vmid, argv);
-  int pid = static_cast<int>(next_pid++);
+  if (argv.empty()) return api_reply::param("command", property_missing);
+  auto outcome = world_.guests().exec((*vm)->vmid, argv);
+  int pid = static_cast<int>(world_.take_pid());
   exec_result r;
   r.exitcode = outcome.exitcode;
   r.out = outcome.out;
@@ -46,18 +59,16 @@ api_reply pve_world::post_agent_exec(api_call& c) {
   return api_reply::ok(json::object{{"pid", pid}});
 }
 
-api_reply pve_world::get_agent_exec_status(api_call& c) {
-  auto vm = agent_vm(*this, c);
-  if (!vm) return reply_from(vm.error());
+api_reply agent_api::get_agent_exec_status(api_call& c) {
   auto pid_text = c.params.get("pid");
-  if (!pid_text) return api_reply::param("pid", "property is missing and it is not optional");
-  int pid = 0;
-  try {
-    pid = std::stoi(*pid_text);
-  } catch (...) {
-    return api_reply::param("pid", "type check ('integer') failed - got '" + *pid_text + "'");
-  }
-  auto it = (*vm)->execs.find(pid);
+  if (!pid_text) return api_reply::param("pid", property_missing);
+  auto pid_number = check_integer("pid", *pid_text);
+  if (!pid_number) return reply_from(pid_number.error());
+  auto vm = agent_vm(world_, c);
+  if (!vm) return reply_from(vm.error());
+  const std::int64_t pid = *pid_number;
+  auto it =
+      pid < 0 || pid > INT32_MAX ? (*vm)->execs.end() : (*vm)->execs.find(static_cast<int>(pid));
   if (it == (*vm)->execs.end())
     return api_reply::fail(500,
                            "Agent error: GuestExecStatus: no such process " + std::to_string(pid));
@@ -70,8 +81,8 @@ api_reply pve_world::get_agent_exec_status(api_call& c) {
   return api_reply::ok(o);
 }
 
-api_reply pve_world::get_agent_interfaces(api_call& c) {
-  auto vm = agent_vm(*this, c);
+api_reply agent_api::get_agent_interfaces(api_call& c) {
+  auto vm = agent_vm(world_, c);
   if (!vm) return reply_from(vm.error());
   json::array ifaces;
   ifaces.push_back(json::object{
@@ -80,7 +91,7 @@ api_reply pve_world::get_agent_interfaces(api_call& c) {
       {"ip-addresses",
        json::array{json::object{
            {"ip-address", "127.0.0.1"}, {"ip-address-type", "ipv4"}, {"prefix", 8}}}}});
-  const auto* h = topo().find_host((*vm)->node);
+  const auto* h = world_.topo().find_host((*vm)->node);
   std::string subnet = "192.168.10.";
   if (h && !h->bridges.empty()) {
     auto cidr = h->bridges.front().cidr;

@@ -1,7 +1,11 @@
 // Firewall endpoints: VM options and rules, cluster security groups and their rules.
+#include "sim/pve/firewall_api.hpp"
+
 #include <cctype>
 
-#include "sim/pve/pve_world.hpp"
+#include "sim/pve/api_router.hpp"
+#include "sim/pve/number_text.hpp"
+#include "sim/pve/parameter_checks.hpp"
 
 namespace kp::sim::pve {
 
@@ -31,14 +35,11 @@ json::array render_rules(const std::vector<firewall_rule>& rules) {
   for (const auto& r : rules) {
     json::object o{{"pos", pos++}, {"digest", digest}};
     for (const auto& [k, v] : r.fields) {
-      if (k == "enable") {
-        try {
-          o[k] = std::stoi(v);
-          continue;
-        } catch (...) {
-        }
-      }
-      o[k] = v;
+      auto number = k == "enable" ? parse_number<std::int64_t>(v) : std::nullopt;
+      if (number)
+        o[k] = *number;
+      else
+        o[k] = v;
     }
     out.push_back(std::move(o));
   }
@@ -74,14 +75,13 @@ result<firewall_rule> rule_from(const request_params& p, bool allow_group,
     }
   }
   const auto type = r.fields.count("type") ? r.fields["type"] : "";
-  if (type.empty()) return make_error("param:type", "property is missing and it is not optional");
+  if (type.empty()) return make_error("param:type", property_missing);
   if (type != "in" && type != "out" && !(allow_group && type == "group"))
     return make_error("param:type", "value '" + type +
                                         "' does not have a value in the enumeration 'in, out" +
                                         std::string(allow_group ? ", group'" : "'"));
   const auto action = r.fields.count("action") ? r.fields["action"] : "";
-  if (action.empty())
-    return make_error("param:action", "property is missing and it is not optional");
+  if (action.empty()) return make_error("param:action", property_missing);
   if (type == "group") {
     if (!valid_group_name(action, 20))
       return make_error("param:action", "value does not match the regex pattern");
@@ -102,26 +102,51 @@ result<firewall_rule> rule_from(const request_params& p, bool allow_group,
 }
 
 std::optional<int> parse_pos(const std::string& text) {
-  try {
-    std::size_t used = 0;
-    int v = std::stoi(text, &used);
-    if (used == text.size() && v >= 0) return v;
-  } catch (...) {
-  }
+  auto v = parse_number<int>(text);
+  if (v && *v >= 0) return v;
   return std::nullopt;
 }
 
 }  // namespace
 
-api_reply pve_world::get_vm_firewall_options(api_call& c) {
-  auto vm = vm_on_node(c.path["node"], c.path["vmid"]);
+firewall_api::firewall_api(world_model& world) : world_(world) {
+  for (const auto& g : world_.topo().firewall_groups) {
+    auto& st = groups_[g.name];
+    st.comment = g.comment;
+    for (const auto& r : g.rules) st.rules.push_back({r.fields});
+  }
+}
+
+void firewall_api::add_routes(api_router& router) {
+  const std::string vm = "/nodes/{node}/qemu/{vmid}/firewall";
+  router.add("GET", vm + "/options", [this](api_call& c) { return get_vm_firewall_options(c); });
+  router.add("PUT", vm + "/options", [this](api_call& c) { return put_vm_firewall_options(c); });
+  router.add("GET", vm + "/rules", [this](api_call& c) { return get_vm_firewall_rules(c); });
+  router.add("POST", vm + "/rules", [this](api_call& c) { return post_vm_firewall_rule(c); });
+  router.add("GET", vm + "/rules/{pos}", [this](api_call& c) { return get_vm_firewall_rule(c); });
+  router.add("PUT", vm + "/rules/{pos}", [this](api_call& c) { return put_vm_firewall_rule(c); });
+  router.add("DELETE", vm + "/rules/{pos}",
+             [this](api_call& c) { return delete_vm_firewall_rule(c); });
+  const std::string groups = "/cluster/firewall/groups";
+  router.add("GET", groups, [this](api_call& c) { return get_firewall_groups(c); });
+  router.add("POST", groups, [this](api_call& c) { return post_firewall_group(c); });
+  router.add("GET", groups + "/{group}", [this](api_call& c) { return get_firewall_group(c); });
+  router.add("POST", groups + "/{group}",
+             [this](api_call& c) { return post_firewall_group_rule(c); });
+  router.add("DELETE", groups + "/{group}",
+             [this](api_call& c) { return delete_firewall_group(c); });
+}
+
+api_reply firewall_api::get_vm_firewall_options(api_call& c) {
+  auto vm = world_.vm_on_node(c.path["node"], c.path["vmid"]);
   if (!vm) return reply_from(vm.error());
   json::object o;
   for (const auto& [k, v] : (*vm)->firewall_options) {
     static const std::set<std::string> ints = {"enable",    "dhcp", "ipfilter",
                                                "macfilter", "ndp",  "radv"};
-    if (ints.count(k))
-      o[k] = std::stoi(v);
+    auto number = ints.count(k) ? parse_number<std::int64_t>(v) : std::nullopt;
+    if (number)
+      o[k] = *number;
     else
       o[k] = v;
   }
@@ -129,8 +154,8 @@ api_reply pve_world::get_vm_firewall_options(api_call& c) {
   return api_reply::ok(o);
 }
 
-api_reply pve_world::put_vm_firewall_options(api_call& c) {
-  auto vm = vm_on_node(c.path["node"], c.path["vmid"]);
+api_reply firewall_api::put_vm_firewall_options(api_call& c) {
+  auto vm = world_.vm_on_node(c.path["node"], c.path["vmid"]);
   if (!vm) return reply_from(vm.error());
   auto& opts = (*vm)->firewall_options;
   if (auto d = c.params.get("digest"); d && *d != options_digest(opts))
@@ -175,14 +200,14 @@ api_reply pve_world::put_vm_firewall_options(api_call& c) {
   return api_reply::ok(nullptr);
 }
 
-api_reply pve_world::get_vm_firewall_rules(api_call& c) {
-  auto vm = vm_on_node(c.path["node"], c.path["vmid"]);
+api_reply firewall_api::get_vm_firewall_rules(api_call& c) {
+  auto vm = world_.vm_on_node(c.path["node"], c.path["vmid"]);
   if (!vm) return reply_from(vm.error());
   return api_reply::ok(render_rules((*vm)->firewall_rules));
 }
 
-api_reply pve_world::post_vm_firewall_rule(api_call& c) {
-  auto vm = vm_on_node(c.path["node"], c.path["vmid"]);
+api_reply firewall_api::post_vm_firewall_rule(api_call& c) {
+  auto vm = world_.vm_on_node(c.path["node"], c.path["vmid"]);
   if (!vm) return reply_from(vm.error());
   auto& rules = (*vm)->firewall_rules;
   if (auto d = c.params.get("digest"); d && *d != rules_digest(rules))
@@ -200,8 +225,8 @@ api_reply pve_world::post_vm_firewall_rule(api_call& c) {
   return api_reply::ok(nullptr);
 }
 
-api_reply pve_world::get_vm_firewall_rule(api_call& c) {
-  auto vm = vm_on_node(c.path["node"], c.path["vmid"]);
+api_reply firewall_api::get_vm_firewall_rule(api_call& c) {
+  auto vm = world_.vm_on_node(c.path["node"], c.path["vmid"]);
   if (!vm) return reply_from(vm.error());
   auto pos = parse_pos(c.path["pos"]);
   auto& rules = (*vm)->firewall_rules;
@@ -211,8 +236,8 @@ api_reply pve_world::get_vm_firewall_rule(api_call& c) {
   return api_reply::ok(all[static_cast<std::size_t>(*pos)]);
 }
 
-api_reply pve_world::put_vm_firewall_rule(api_call& c) {
-  auto vm = vm_on_node(c.path["node"], c.path["vmid"]);
+api_reply firewall_api::put_vm_firewall_rule(api_call& c) {
+  auto vm = world_.vm_on_node(c.path["node"], c.path["vmid"]);
   if (!vm) return reply_from(vm.error());
   auto pos = parse_pos(c.path["pos"]);
   auto& rules = (*vm)->firewall_rules;
@@ -237,8 +262,8 @@ api_reply pve_world::put_vm_firewall_rule(api_call& c) {
   return api_reply::ok(nullptr);
 }
 
-api_reply pve_world::delete_vm_firewall_rule(api_call& c) {
-  auto vm = vm_on_node(c.path["node"], c.path["vmid"]);
+api_reply firewall_api::delete_vm_firewall_rule(api_call& c) {
+  auto vm = world_.vm_on_node(c.path["node"], c.path["vmid"]);
   if (!vm) return reply_from(vm.error());
   auto pos = parse_pos(c.path["pos"]);
   auto& rules = (*vm)->firewall_rules;
@@ -248,9 +273,9 @@ api_reply pve_world::delete_vm_firewall_rule(api_call& c) {
   return api_reply::ok(nullptr);
 }
 
-api_reply pve_world::get_firewall_groups(api_call&) {
+api_reply firewall_api::get_firewall_groups(api_call&) {
   json::array out;
-  for (const auto& [name, g] : firewall_groups) {
+  for (const auto& [name, g] : groups_) {
     json::object o{{"group", name}, {"digest", rules_digest(g.rules)}};
     if (!g.comment.empty()) o["comment"] = g.comment;
     out.push_back(std::move(o));
@@ -258,42 +283,42 @@ api_reply pve_world::get_firewall_groups(api_call&) {
   return api_reply::ok(out);
 }
 
-api_reply pve_world::post_firewall_group(api_call& c) {
+api_reply firewall_api::post_firewall_group(api_call& c) {
   auto group = c.params.get("group");
-  if (!group) return api_reply::param("group", "property is missing and it is not optional");
+  if (!group) return api_reply::param("group", property_missing);
   if (!valid_group_name(*group, 18))
     return api_reply::param("group", "value does not match the regex pattern");
   if (auto rename = c.params.get("rename")) {
-    auto it = firewall_groups.find(*rename);
-    if (it == firewall_groups.end())
+    auto it = groups_.find(*rename);
+    if (it == groups_.end())
       return api_reply::fail(500, "Security group '" + *rename + "' does not exist");
-    if (firewall_groups.count(*group))
+    if (groups_.count(*group))
       return api_reply::param("group", "Security group '" + *group + "' already exists");
-    firewall_groups[*group] = it->second;
-    firewall_groups.erase(*rename);
+    groups_[*group] = it->second;
+    groups_.erase(*rename);
     return api_reply::ok(nullptr);
   }
-  if (firewall_groups.count(*group)) {
+  if (groups_.count(*group)) {
     if (c.params.has("comment") && !c.params.has("rename") && c.params.has("digest")) {
-      firewall_groups[*group].comment = c.params.get_or("comment", "");
+      groups_[*group].comment = c.params.get_or("comment", "");
       return api_reply::ok(nullptr);
     }
     return api_reply::param("group", "Security group '" + *group + "' already exists");
   }
-  firewall_groups[*group].comment = c.params.get_or("comment", "");
+  groups_[*group].comment = c.params.get_or("comment", "");
   return api_reply::ok(nullptr);
 }
 
-api_reply pve_world::get_firewall_group(api_call& c) {
-  auto it = firewall_groups.find(c.path["group"]);
-  if (it == firewall_groups.end())
+api_reply firewall_api::get_firewall_group(api_call& c) {
+  auto it = groups_.find(c.path["group"]);
+  if (it == groups_.end())
     return api_reply::fail(500, "no such security group '" + c.path["group"] + "'");
   return api_reply::ok(render_rules(it->second.rules));
 }
 
-api_reply pve_world::post_firewall_group_rule(api_call& c) {
-  auto it = firewall_groups.find(c.path["group"]);
-  if (it == firewall_groups.end())
+api_reply firewall_api::post_firewall_group_rule(api_call& c) {
+  auto it = groups_.find(c.path["group"]);
+  if (it == groups_.end())
     return api_reply::fail(500, "no such security group '" + c.path["group"] + "'");
   auto r = rule_from(c.params, false, nullptr);
   if (!r) return reply_from(r.error());
@@ -301,13 +326,13 @@ api_reply pve_world::post_firewall_group_rule(api_call& c) {
   return api_reply::ok(nullptr);
 }
 
-api_reply pve_world::delete_firewall_group(api_call& c) {
-  auto it = firewall_groups.find(c.path["group"]);
-  if (it == firewall_groups.end())
+api_reply firewall_api::delete_firewall_group(api_call& c) {
+  auto it = groups_.find(c.path["group"]);
+  if (it == groups_.end())
     return api_reply::fail(500, "no such security group '" + c.path["group"] + "'");
   if (!it->second.rules.empty())
     return api_reply::fail(500, "security group '" + it->first + "' is not empty");
-  firewall_groups.erase(it);
+  groups_.erase(it);
   return api_reply::ok(nullptr);
 }
 

@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 
 #include <ctime>
+#include <exception>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -117,10 +118,17 @@ struct guest_fleet::impl : std::enable_shared_from_this<guest_fleet::impl> {
         });
   }
 
+  // What a step throws fails the guest with the reason; it never vanishes into the io loop.
   void resume(int vmid, std::uint64_t gen, const step& fn) {
     auto it = guests.find(vmid);
     if (it == guests.end() || it->second.generation != gen || it->second.phase == "stopped") return;
-    fn(it->second);
+    try {
+      fn(it->second);
+    } catch (const std::exception& e) {
+      fail(it->second, std::string("guest step failed: ") + e.what());
+    } catch (...) {
+      fail(it->second, "guest step failed");
+    }
   }
 
   // Sends one request through `client`; the reply resumes the guest if it is still the same boot.
@@ -298,15 +306,21 @@ struct guest_fleet::impl : std::enable_shared_from_this<guest_fleet::impl> {
     json::array addresses{json::object{{"type", "Hostname"}, {"address", g.plan.node_name}}};
     if (!g.boot.ip.empty())
       addresses.push_back(json::object{{"type", "InternalIP"}, {"address", g.boot.ip}});
+    json::object capacity{{"cpu", std::to_string(g.boot.cpus)},
+                          {"memory", std::to_string(mem / 1024) + "Ki"},
+                          {"pods", std::to_string(g.plan.max_pods)},
+                          {"ephemeral-storage", "10255636Ki"}};
+    json::object allocatable{{"cpu", std::to_string(alloc_cpu) + "m"},
+                             {"memory", std::to_string(alloc_mem / 1024) + "Ki"},
+                             {"pods", std::to_string(g.plan.max_pods)},
+                             {"ephemeral-storage", "9451594Ki"}};
+    for (const auto& [name, count] : g.boot.extended_resources) {
+      capacity[name] = std::to_string(count);
+      allocatable[name] = std::to_string(count);
+    }
     return json::object{
-        {"capacity", json::object{{"cpu", std::to_string(g.boot.cpus)},
-                                  {"memory", std::to_string(mem / 1024) + "Ki"},
-                                  {"pods", std::to_string(g.plan.max_pods)},
-                                  {"ephemeral-storage", "10255636Ki"}}},
-        {"allocatable", json::object{{"cpu", std::to_string(alloc_cpu) + "m"},
-                                     {"memory", std::to_string(alloc_mem / 1024) + "Ki"},
-                                     {"pods", std::to_string(g.plan.max_pods)},
-                                     {"ephemeral-storage", "9451594Ki"}}},
+        {"capacity", std::move(capacity)},
+        {"allocatable", std::move(allocatable)},
         {"conditions",
          json::array{
              condition("MemoryPressure", "False", "KubeletHasSufficientMemory",

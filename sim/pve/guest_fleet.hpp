@@ -35,6 +35,9 @@ struct guest_boot {
   std::optional<std::filesystem::path> cdrom_iso;  // the ISO file attached as CD-ROM
   bool agent = false;                              // agent enabled in the config
   std::string ip;                                  // the address the guest reports
+  // Extended resources its Node advertises (capacity = allocatable), e.g. nvidia.com/gpu: 1 for
+  // a passed-through GPU, as a device plugin would register them.
+  std::map<std::string, std::int64_t> extended_resources;
   // A join baked into the template: "kube-join server=<url> token=<id.secret> ca=<base64>"
   // in the VM description (the kproximate first-boot model).
   std::string baked_join;

@@ -6,6 +6,8 @@
 #include <exception>
 #include <sstream>
 
+#include "sim/pve/number_text.hpp"
+
 namespace kp::sim::pve {
 
 namespace {
@@ -102,20 +104,21 @@ std::string base64_encode_text(const std::string& data) {
 
 std::int64_t parse_cpu_millis(const std::string& text) {
   if (text.empty()) return 0;
-  try {
-    if (text.back() == 'm') return std::stoll(text.substr(0, text.size() - 1));
-    return static_cast<std::int64_t>(std::stod(text) * 1000);
-  } catch (...) {
-    return 0;
-  }
+  if (text.back() == 'm')
+    return parse_number<std::int64_t>(std::string_view(text).substr(0, text.size() - 1))
+        .value_or(0);
+  auto cores = parse_number<double>(text);
+  if (!cores || *cores < 0 || *cores > 1e12) return 0;
+  return static_cast<std::int64_t>(*cores * 1000);
 }
 
 std::int64_t parse_memory_bytes(const std::string& text) {
   std::size_t i = 0;
   while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
     ++i;
-  if (i == 0) return 0;
-  double v = std::stod(text.substr(0, i));
+  auto number = parse_number<double>(std::string_view(text).substr(0, i));
+  if (!number) return 0;
+  double v = *number;
   std::string unit = text.substr(i);
   double f = 1;
   if (unit == "Ki")
@@ -222,7 +225,7 @@ result<join_plan> join_plan_from_command(const std::string& command) {
     else if (key == "taints")
       add_taints(value, plan.taints);
     else if (key == "max-pods")
-      plan.max_pods = std::atoi(value.c_str());
+      plan.max_pods = parse_number<int>(value).value_or(plan.max_pods);
   }
   if (plan.server.empty() || plan.token.empty())
     return make_error("invalid_join", "kube-join needs server= and token=");

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <set>
 
+#include "sim/pve/number_text.hpp"
+
 namespace kp::sim::pve {
 
 namespace {
@@ -102,10 +104,8 @@ result<std::vector<int>> parse_cpu_list(std::string_view input, std::string_view
     auto part = trim(raw);
     auto dash = part.find('-');
     auto number = [](std::string_view s) -> int {
-      if (s.empty() || s.size() > 6) return -1;
-      for (char c : s)
-        if (!std::isdigit(static_cast<unsigned char>(c))) return -1;
-      return std::stoi(std::string(s));
+      if (s.empty() || s.size() > 6 || s.front() == '+') return -1;
+      return parse_number<int>(s).value_or(-1);
     };
     int lo = number(dash == std::string_view::npos ? part : part.substr(0, dash));
     int hi = dash == std::string_view::npos ? lo : number(part.substr(dash + 1));
@@ -147,8 +147,9 @@ result<std::uint64_t> parse_disk_size(std::string_view text, bool* relative) {
   std::size_t i = 0;
   while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
     ++i;
-  if (i == 0) return make_error("invalid_size", "value does not match the regex pattern");
-  double number = std::stod(std::string(text.substr(0, i)));
+  auto parsed = parse_number<double>(text.substr(0, i));
+  if (!parsed) return make_error("invalid_size", "value does not match the regex pattern");
+  double number = *parsed;
   std::string_view unit = text.substr(i);
   double factor = 1;
   if (unit == "K")
@@ -161,6 +162,8 @@ result<std::uint64_t> parse_disk_size(std::string_view text, bool* relative) {
     factor = 1024.0 * 1024 * 1024 * 1024;
   else if (!unit.empty())
     return make_error("invalid_size", "value does not match the regex pattern");
+  // Beyond 2^62 bytes no storage holds it; the cast below would overflow.
+  if (number * factor > 4.6e18) return make_error("invalid_size", "size is too large");
   return static_cast<std::uint64_t>(number * factor);
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // pve-sim on the wire: the simulator behind the project's HTTP server, over TLS with a CA made
 // at start (or plain HTTP). Used by the pve-sim binary and by in-process tests.
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -14,10 +16,21 @@ class io_context;
 
 namespace kp::sim::pve {
 
+// What one client may cost the server (flags --max-body-size, --max-connections,
+// --header-timeout of the pve-sim binary).
+struct server_limits {
+  std::size_t max_body_bytes = 64u << 20;  // an ISO upload; larger bodies get 413
+  std::size_t max_connections = 256;       // beyond it new connections wait to be accepted
+  // From connecting (or the previous reply) until a request's header has arrived; a client
+  // slower than that is disconnected.
+  std::chrono::milliseconds header_timeout{std::chrono::seconds(60)};
+};
+
 struct server_settings {
   std::string address = "127.0.0.1";
   std::uint16_t port = 0;  // 0 picks a free port
   bool plain = false;      // HTTP instead of HTTPS
+  server_limits limits;
   simulator_options simulation;
 };
 

@@ -1,7 +1,13 @@
-// Test controls under /sim/v1/ (plain JSON, no Proxmox envelope, no authentication: loopback
-// only): faults, request counters, host accounting and guest progress.
+// Test controls: GET/PUT/DELETE /sim/v1/faults, GET/DELETE /sim/v1/stats, GET /sim/v1/hosts,
+// GET /sim/v1/guests.
+#include "sim/pve/sim_control.hpp"
+
+#include <boost/json.hpp>
+
 #include "sim/pve/guest_fleet.hpp"
-#include "sim/pve/pve_world.hpp"
+#include "sim/pve/pci_mapping_api.hpp"
+#include "sim/pve/request_stats.hpp"
+#include "sim/pve/world_model.hpp"
 
 namespace kp::sim::pve {
 
@@ -20,45 +26,33 @@ std::string error_body(const std::string& message) {
 }
 }  // namespace
 
-void pve_world::handle_sim(const transport::http_request& request,
-                           std::function<void(transport::http_response)> reply) {
+void sim_control::handle(const transport::http_request& request,
+                         std::function<void(transport::http_response)> reply) {
+  auto& faults = world_.faults();
   const std::string path(request.path());
   const std::string& method = request.method;
   if (path == "/sim/v1/faults") {
-    if (method == "GET") return reply(plain(200, fault_plan_to_json(faults_.plan())));
+    if (method == "GET") return reply(plain(200, faults.describe()));
     if (method == "PUT" || method == "POST") {
       auto plan = parse_fault_plan(request.body);
       if (!plan) return reply(plain(400, error_body(plan.error().message)));
-      faults_.replace(*plan);
-      return reply(plain(200, fault_plan_to_json(faults_.plan())));
+      faults.replace(*plan);
+      return reply(plain(200, faults.describe()));
     }
     if (method == "DELETE") {
-      faults_.replace(fault_plan{});
-      return reply(plain(200, fault_plan_to_json(faults_.plan())));
+      faults.replace(fault_plan{});
+      return reply(plain(200, faults.describe()));
     }
   } else if (path == "/sim/v1/stats") {
-    if (method == "GET") {
-      json::array rows;
-      std::uint64_t total = 0;
-      for (const auto& [key, count] : request_counts) {
-        json::object statuses;
-        if (auto it = status_counts.find(key); it != status_counts.end())
-          for (const auto& [code, n] : it->second) statuses[std::to_string(code)] = n;
-        rows.push_back(json::object{
-            {"method", key.first}, {"path", key.second}, {"count", count}, {"statuses", statuses}});
-        total += count;
-      }
-      return reply(plain(200, json::serialize(json::object{{"total", total}, {"requests", rows}})));
-    }
+    if (method == "GET") return reply(plain(200, json::serialize(stats_.to_json())));
     if (method == "DELETE") {
-      request_counts.clear();
-      status_counts.clear();
+      stats_.clear();
       return reply(plain(200, "{}"));
     }
   } else if (path == "/sim/v1/hosts" && method == "GET") {
     json::array rows;
-    for (const auto& h : topo().hosts) {
-      auto u = usage_of(h.name);
+    for (const auto& h : world_.topo().hosts) {
+      auto u = world_.usage_of(h.name);
       json::array numa;
       for (const auto& [id, free] : u.numa_free) {
         std::int64_t total = 0;
@@ -77,12 +71,13 @@ void pve_world::handle_sim(const transport::http_request& request,
                                   {"mem", static_cast<std::int64_t>(u.mem)},
                                   {"running_vms", u.running_vms},
                                   {"running_vcpus", u.running_vcpus},
-                                  {"numa", numa}});
+                                  {"numa", numa},
+                                  {"pci_devices", pci_.devices_on(h.name)}});
     }
     return reply(plain(200, json::serialize(rows)));
   } else if (path == "/sim/v1/guests" && method == "GET") {
     json::array rows;
-    for (const auto& g : guests_->reports())
+    for (const auto& g : world_.guests().reports())
       rows.push_back(json::object{{"vmid", g.vmid},
                                   {"phase", g.phase},
                                   {"detail", g.detail},

@@ -24,8 +24,6 @@ struct simulator_options {
   std::optional<fault_plan> faults;
 };
 
-class pve_world;
-
 class simulator {
  public:
   simulator(boost::asio::io_context& io, simulator_options options);
@@ -38,7 +36,8 @@ class simulator {
               std::function<void(transport::http_response)> reply);
 
  private:
-  std::unique_ptr<pve_world> world_;
+  struct parts;
+  std::unique_ptr<parts> parts_;
 };
 
 }  // namespace kp::sim::pve

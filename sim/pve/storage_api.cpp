@@ -1,13 +1,18 @@
 // Storage endpoints: storage list, content listing, volume info and delete, ISO upload
 // (multipart) and download-url. ISO and import files are real files under
 // DATA_DIR/<node>/<storage>/<content>/; VM disks exist only in VM configs.
+#include "sim/pve/storage_api.hpp"
+
 #include <openssl/evp.h>
 
 #include <algorithm>
 #include <fstream>
 
+#include "sim/pve/api_router.hpp"
+#include "sim/pve/parameter_checks.hpp"
 #include "sim/pve/property_string.hpp"
-#include "sim/pve/pve_world.hpp"
+#include "sim/pve/task_board.hpp"
+#include "sim/pve/world_model.hpp"
 
 namespace kp::sim::pve {
 
@@ -65,13 +70,26 @@ std::optional<std::string> extension_error(const std::string& content, const std
 
 }  // namespace
 
-api_reply pve_world::get_storage_list(api_call& c) {
-  const auto& h = *topo().find_host(c.path["node"]);
+void storage_api::add_routes(api_router& router) {
+  const std::string st = "/nodes/{node}/storage";
+  router.add("GET", st, [this](api_call& c) { return get_storage_list(c); });
+  router.add("GET", st + "/{storage}/content", [this](api_call& c) { return get_content(c); });
+  router.add("GET", st + "/{storage}/content/{volume}",
+             [this](api_call& c) { return get_volume(c); });
+  router.add("DELETE", st + "/{storage}/content/{volume}",
+             [this](api_call& c) { return delete_volume(c); });
+  router.add("POST", st + "/{storage}/upload", [this](api_call& c) { return post_upload(c); });
+  router.add("POST", st + "/{storage}/download-url",
+             [this](api_call& c) { return post_download_url(c); });
+}
+
+api_reply storage_api::get_storage_list(api_call& c) {
+  const auto& h = *world_.topo().find_host(c.path["node"]);
   auto want_content = c.params.get("content");
   auto want_storage = c.params.get("storage");
   json::array out;
   for (const auto& name : h.storages) {
-    const auto* s = topo().find_storage(name);
+    const auto* s = world_.topo().find_storage(name);
     if (want_storage && *want_storage != name) continue;
     std::string content;
     for (const auto& ct : s->content) content += (content.empty() ? "" : ",") + ct;
@@ -81,7 +99,7 @@ api_reply pve_world::get_storage_list(api_call& c) {
         all = all && std::find(s->content.begin(), s->content.end(), ct.second) != s->content.end();
       if (!all) continue;
     }
-    bool up = !faults().storage_unreachable(h.name, name);
+    bool up = !world_.faults().storage_unreachable(h.name, name);
     json::object o{{"storage", name},      {"type", s->type}, {"content", content},
                    {"active", up ? 1 : 0}, {"enabled", 1},    {"shared", s->shared ? 1 : 0}};
     if (up) {
@@ -98,7 +116,7 @@ api_reply pve_world::get_storage_list(api_call& c) {
 
 namespace {
 // Checks that {storage} exists on {node} and is reachable.
-std::optional<api_reply> check_storage(pve_world& w, const std::string& node,
+std::optional<api_reply> check_storage(world_model& w, const std::string& node,
                                        const std::string& storage) {
   if (!w.storage_on_host(node, storage))
     return api_reply::fail(500, "storage '" + storage + "' does not exist");
@@ -108,19 +126,19 @@ std::optional<api_reply> check_storage(pve_world& w, const std::string& node,
 }
 }  // namespace
 
-api_reply pve_world::get_content(api_call& c) {
+api_reply storage_api::get_content(api_call& c) {
   const auto& node = c.path["node"];
   const auto& storage = c.path["storage"];
-  if (auto bad = check_storage(*this, node, storage)) return *bad;
+  if (auto bad = check_storage(world_, node, storage)) return *bad;
   auto want = c.params.get("content");
   auto want_vmid = c.params.get("vmid");
   json::array out;
-  const auto* st = topo().find_storage(storage);
+  const auto* st = world_.topo().find_storage(storage);
   for (const auto& content : st->content) {
     if (want && *want != content) continue;
     if (content == "images" || content == "rootdir") {
       if (content == "rootdir") continue;
-      for (const auto& [id, vm] : vms) {
+      for (const auto& [id, vm] : world_.vms) {
         if (vm.node != node && !st->shared) continue;
         if (want_vmid && *want_vmid != std::to_string(id)) continue;
         for (const auto& [k, v] : vm.config) {
@@ -130,7 +148,7 @@ api_reply pve_world::get_content(api_call& c) {
             continue;
           json::object o{{"volid", volid},  {"content", "images"},
                          {"format", "raw"}, {"size", static_cast<std::int64_t>(drive_size(v))},
-                         {"vmid", id},      {"ctime", now_epoch() - 3600}};
+                         {"vmid", id},      {"ctime", world_.now_epoch() - 3600}};
           auto slash = volid.find('/');
           if (slash != std::string::npos)
             o["parent"] =
@@ -141,7 +159,7 @@ api_reply pve_world::get_content(api_call& c) {
       continue;
     }
     std::error_code ec;
-    auto dir = content_dir(node, storage, content);
+    auto dir = world_.content_dir(node, storage, content);
     if (!std::filesystem::is_directory(dir, ec)) continue;
     std::vector<std::filesystem::directory_entry> entries;
     for (const auto& e : std::filesystem::directory_iterator(dir, ec))
@@ -174,12 +192,12 @@ std::string full_volid(const std::string& storage, const std::string& volume) {
 }
 }  // namespace
 
-api_reply pve_world::get_volume(api_call& c) {
+api_reply storage_api::get_volume(api_call& c) {
   const auto& node = c.path["node"];
   const auto& storage = c.path["storage"];
-  if (auto bad = check_storage(*this, node, storage)) return *bad;
+  if (auto bad = check_storage(world_, node, storage)) return *bad;
   auto volid = full_volid(storage, c.path["volume"]);
-  auto file = volume_file(node, volid);
+  auto file = world_.volume_file(node, volid);
   if (!file) return api_reply::fail(500, "volume '" + volid + "' does not exist");
   std::error_code ec;
   return api_reply::ok(
@@ -189,24 +207,25 @@ api_reply pve_world::get_volume(api_call& c) {
                    {"format", volid.find(":iso/") != std::string::npos ? "iso" : "raw"}});
 }
 
-api_reply pve_world::delete_volume(api_call& c) {
+api_reply storage_api::delete_volume(api_call& c) {
   const auto& node = c.path["node"];
   const auto& storage = c.path["storage"];
-  if (auto bad = check_storage(*this, node, storage)) return *bad;
+  if (auto bad = check_storage(world_, node, storage)) return *bad;
   auto volid = full_volid(storage, c.path["volume"]);
-  auto file = volume_file(node, volid);
+  auto file = world_.volume_file(node, volid);
   if (!file) return api_reply::fail(500, "volume '" + volid + "' does not exist");
   auto path = *file;
-  auto upid = start_task(node, "imgdel", "", c.who, duration("imgdel"), [path]() -> status {
-    std::error_code ec;
-    std::filesystem::remove(path, ec);
-    if (ec) return make_error("500", "unable to delete volume: " + ec.message());
-    return {};
-  });
+  auto upid =
+      tasks_.start(node, "imgdel", "", c.who, world_.duration("imgdel"), [path]() -> status {
+        std::error_code ec;
+        std::filesystem::remove(path, ec);
+        if (ec) return make_error("500", "unable to delete volume: " + ec.message());
+        return {};
+      });
   return api_reply::ok(upid);
 }
 
-api_reply pve_world::post_upload(api_call& c) {
+api_reply storage_api::post_upload(api_call& c) {
   const auto& node = c.path["node"];
   const auto& storage = c.path["storage"];
   std::string content_type(c.request->header("Content-Type"));
@@ -234,15 +253,14 @@ api_reply pve_world::post_upload(api_call& c) {
     else if (p.name == "checksum")
       checksum = p.body;
   }
-  if (content.empty())
-    return api_reply::param("content", "property is missing and it is not optional");
-  if (!have_file) return api_reply::param("filename", "property is missing and it is not optional");
+  if (content.empty()) return api_reply::param("content", property_missing);
+  if (!have_file) return api_reply::param("filename", property_missing);
   if (content != "iso" && content != "vztmpl" && content != "import")
     return api_reply::param(
         "content",
         "value '" + content + "' does not have a value in the enumeration 'iso, vztmpl, import'");
-  if (auto bad = check_storage(*this, node, storage)) return *bad;
-  const auto* st = topo().find_storage(storage);
+  if (auto bad = check_storage(world_, node, storage)) return *bad;
+  const auto* st = world_.topo().find_storage(storage);
   if (std::find(st->content.begin(), st->content.end(), content) == st->content.end())
     return api_reply::fail(500,
                            "storage '" + storage + "' does not support '" + content + "' content");
@@ -258,34 +276,34 @@ api_reply pve_world::post_upload(api_call& c) {
   if (!checksum.empty() && algorithm.empty())
     return api_reply::param("checksum-algorithm",
                             "'checksum-algorithm' is required when 'checksum' is set");
-  auto path = content_dir(node, storage, content) / name;
-  auto upid = start_task(node, "imgcopy", "", c.who, duration("imgcopy"),
-                         [path, data = std::move(data), algorithm, checksum]() -> status {
-                           if (!checksum.empty()) {
-                             auto got = hex_digest(algorithm, data);
-                             if (got != checksum)
-                               return make_error("500", "checksum mismatch: got '" + got +
-                                                            "' != expect '" + checksum + "'");
-                           }
-                           std::error_code ec;
-                           std::filesystem::create_directories(path.parent_path(), ec);
-                           std::ofstream out(path, std::ios::binary | std::ios::trunc);
-                           out.write(data.data(), static_cast<std::streamsize>(data.size()));
-                           if (!out) return make_error("500", "unable to write " + path.string());
-                           return {};
-                         });
+  auto path = world_.content_dir(node, storage, content) / name;
+  auto upid = tasks_.start(node, "imgcopy", "", c.who, world_.duration("imgcopy"),
+                           [path, data = std::move(data), algorithm, checksum]() -> status {
+                             if (!checksum.empty()) {
+                               auto got = hex_digest(algorithm, data);
+                               if (got != checksum)
+                                 return make_error("500", "checksum mismatch: got '" + got +
+                                                              "' != expect '" + checksum + "'");
+                             }
+                             std::error_code ec;
+                             std::filesystem::create_directories(path.parent_path(), ec);
+                             std::ofstream out(path, std::ios::binary | std::ios::trunc);
+                             out.write(data.data(), static_cast<std::streamsize>(data.size()));
+                             if (!out) return make_error("500", "unable to write " + path.string());
+                             return {};
+                           });
   return api_reply::ok(upid);
 }
 
-api_reply pve_world::post_download_url(api_call& c) {
+api_reply storage_api::post_download_url(api_call& c) {
   const auto& node = c.path["node"];
   const auto& storage = c.path["storage"];
   auto content = c.params.get("content");
   auto filename = c.params.get("filename");
   auto url = c.params.get("url");
-  if (!content) return api_reply::param("content", "property is missing and it is not optional");
-  if (!filename) return api_reply::param("filename", "property is missing and it is not optional");
-  if (!url) return api_reply::param("url", "property is missing and it is not optional");
+  if (!content) return api_reply::param("content", property_missing);
+  if (!filename) return api_reply::param("filename", property_missing);
+  if (!url) return api_reply::param("url", property_missing);
   if (*content != "iso" && *content != "vztmpl" && *content != "import")
     return api_reply::param(
         "content",
@@ -293,8 +311,8 @@ api_reply pve_world::post_download_url(api_call& c) {
   if (url->rfind("http://", 0) != 0 && url->rfind("https://", 0) != 0 &&
       url->rfind("ftp://", 0) != 0)
     return api_reply::param("url", "invalid format - value does not look like a valid URL");
-  if (auto bad = check_storage(*this, node, storage)) return *bad;
-  const auto* st = topo().find_storage(storage);
+  if (auto bad = check_storage(world_, node, storage)) return *bad;
+  const auto* st = world_.topo().find_storage(storage);
   if (std::find(st->content.begin(), st->content.end(), *content) == st->content.end())
     return api_reply::fail(500,
                            "storage '" + storage + "' does not support '" + *content + "' content");
@@ -310,28 +328,28 @@ api_reply pve_world::post_download_url(api_call& c) {
   if (!checksum.empty() && algorithm.empty())
     return api_reply::param("checksum-algorithm",
                             "'checksum-algorithm' is required when 'checksum' is set");
-  auto path = content_dir(node, storage, *content) / name;
+  auto path = world_.content_dir(node, storage, *content) / name;
   // Nothing is fetched: the "downloaded" bytes are a fixed text naming the URL, so a test can
   // compute the checksum it declares (docs/pve-sim.md).
   std::string data = "pve-sim image " + *url + "\n";
-  auto upid = start_task(node, "download", name, c.who, duration("download"),
-                         [path, data, algorithm, checksum]() -> status {
-                           if (!checksum.empty()) {
-                             auto got = hex_digest(algorithm, data);
-                             std::string want = checksum;
-                             std::transform(want.begin(), want.end(), want.begin(),
-                                            [](unsigned char ch) { return std::tolower(ch); });
-                             if (got != want)
-                               return make_error("500", "checksum mismatch: got '" + got +
-                                                            "' != expect '" + want + "'");
-                           }
-                           std::error_code ec;
-                           std::filesystem::create_directories(path.parent_path(), ec);
-                           std::ofstream out(path, std::ios::binary | std::ios::trunc);
-                           out << data;
-                           if (!out) return make_error("500", "unable to write " + path.string());
-                           return {};
-                         });
+  auto upid = tasks_.start(node, "download", name, c.who, world_.duration("download"),
+                           [path, data, algorithm, checksum]() -> status {
+                             if (!checksum.empty()) {
+                               auto got = hex_digest(algorithm, data);
+                               std::string want = checksum;
+                               std::transform(want.begin(), want.end(), want.begin(),
+                                              [](unsigned char ch) { return std::tolower(ch); });
+                               if (got != want)
+                                 return make_error("500", "checksum mismatch: got '" + got +
+                                                              "' != expect '" + want + "'");
+                             }
+                             std::error_code ec;
+                             std::filesystem::create_directories(path.parent_path(), ec);
+                             std::ofstream out(path, std::ios::binary | std::ios::trunc);
+                             out << data;
+                             if (!out) return make_error("500", "unable to write " + path.string());
+                             return {};
+                           });
   return api_reply::ok(upid);
 }
 

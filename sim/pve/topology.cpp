@@ -3,7 +3,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cctype>
+#include <cstdint>
 #include <exception>
+
+#include "sim/pve/number_text.hpp"
+#include "sim/pve/parameter_checks.hpp"
 
 namespace kp::sim::pve {
 
@@ -101,6 +105,19 @@ std::string build_default_topology() {
        "    rules:\n"
        "      - {type: in, action: ACCEPT, proto: tcp, dport: \"10250\", enable: \"1\"}\n"
        "      - {type: in, action: ACCEPT, proto: tcp, dport: \"30000:32767\", enable: \"1\"}\n"
+       "# PCI resource mappings (/cluster/mapping/pci); `resource` is what a guest's Node\n"
+       "# advertises per device it holds.\n"
+       "pci_mappings:\n"
+       "  - id: gpu\n"
+       "    description: NVIDIA GeForce RTX 3090\n"
+       "    resource: nvidia.com/gpu\n"
+       "    devices:\n"
+       "      - {node: pve2, path: \"0000:01:00.0\", id: \"10de:2204\", subsystem_id: "
+       "\"10de:147d\", iommugroup: 14}\n"
+       "      - {node: pve3, path: \"0000:01:00.0\", id: \"10de:2204\", subsystem_id: "
+       "\"10de:147d\", iommugroup: 14}\n"
+       "      - {node: pve3, path: \"0000:41:00.0\", id: \"10de:2204\", subsystem_id: "
+       "\"10de:147d\", iommugroup: 40}\n"
        "# Task and guest durations in milliseconds at --time-scale 1 (all are scaled).\n"
        "durations:\n";
   for (const auto& [name, ms] : default_durations()) {
@@ -111,7 +128,73 @@ std::string build_default_topology() {
 }
 
 std::string scalar(const YAML::Node& n) {
-  return n.IsScalar() ? n.as<std::string>() : "";
+  return n.IsDefined() && n.IsScalar() ? n.as<std::string>() : "";
+}
+
+bool hex_group(std::string_view s, std::size_t at, std::size_t n) {
+  if (at + n > s.size()) return false;
+  for (std::size_t i = at; i < at + n; ++i)
+    if (!std::isxdigit(static_cast<unsigned char>(s[i]))) return false;
+  return true;
+}
+
+// A full PCI address: dddd:bb:ss.f (domain of 4+ hex digits; the function may be omitted).
+bool valid_pci_address(std::string_view a) {
+  auto colon = a.find(':');
+  if (colon == std::string_view::npos || colon < 4 || !hex_group(a, 0, colon)) return false;
+  auto rest = a.substr(colon + 1);
+  if (rest.size() != 5 && rest.size() != 7) return false;
+  if (!hex_group(rest, 0, 2) || rest[2] != ':' || !hex_group(rest, 3, 2)) return false;
+  return rest.size() == 5 || (rest[5] == '.' && hex_group(rest, 6, 1));
+}
+
+bool valid_pci_path(const std::string& path) {
+  std::size_t start = 0;
+  while (true) {
+    auto semi = path.find(';', start);
+    if (!valid_pci_address(std::string_view(path).substr(start, semi - start))) return false;
+    if (semi == std::string::npos) return true;
+    start = semi + 1;
+  }
+}
+
+bool valid_vendor_device(const std::string& id) {
+  return id.size() == 9 && id[4] == ':' && hex_group(id, 0, 4) && hex_group(id, 5, 4);
+}
+
+result<pci_mapping_spec> parse_pci_mapping(const YAML::Node& m, const topology& t) {
+  pci_mapping_spec ms;
+  ms.id = scalar(m["id"]);
+  const std::string f = "pci_mappings." + ms.id;
+  if (!is_config_id(ms.id))
+    return make_error("invalid_topology", "pci_mappings[].id '" + ms.id +
+                                              "' is not a configuration ID ([a-z][a-z0-9_-]+)");
+  if (t.find_pci_mapping(ms.id)) return make_error("invalid_topology", f + " is listed twice");
+  ms.description = scalar(m["description"]);
+  if (m["mdev"]) ms.mdev = m["mdev"].as<bool>();
+  ms.resource = m["resource"] ? scalar(m["resource"]) : (ms.id == "gpu" ? "nvidia.com/gpu" : "");
+  for (const auto& d : m["devices"]) {
+    pci_device_spec ds;
+    ds.node = scalar(d["node"]);
+    ds.path = scalar(d["path"]);
+    ds.id = scalar(d["id"]);
+    ds.subsystem_id = scalar(d["subsystem_id"]);
+    ds.description = scalar(d["description"]);
+    if (d["iommugroup"]) ds.iommugroup = d["iommugroup"].as<int>();
+    if (!t.find_host(ds.node))
+      return make_error("invalid_topology", f + ".devices names unknown host '" + ds.node + "'");
+    if (!valid_pci_path(ds.path))
+      return make_error("invalid_topology", f + ".devices.path '" + ds.path +
+                                                "' is not a PCI address like 0000:01:00.0");
+    if (!valid_vendor_device(ds.id))
+      return make_error("invalid_topology",
+                        f + ".devices.id '" + ds.id + "' is not vendor:device like 10de:2204");
+    if (!ds.subsystem_id.empty() && !valid_vendor_device(ds.subsystem_id))
+      return make_error("invalid_topology", f + ".devices.subsystem_id '" + ds.subsystem_id +
+                                                "' is not vendor:device like 10de:147d");
+    ms.devices.push_back(std::move(ds));
+  }
+  return ms;
 }
 
 }  // namespace
@@ -119,6 +202,7 @@ std::string scalar(const YAML::Node& n) {
 std::map<std::string, double> default_durations() {
   return {
       {"qmclone", 1000},
+      {"full_clone_per_gib_ms", 500},
       {"qmcreate", 500},
       {"qmtemplate", 300},
       {"qmconfig", 100},
@@ -133,6 +217,7 @@ std::map<std::string, double> default_durations() {
       {"boot", 1000},
       {"agent", 300},
       {"rrd_lag", 2000},
+      {"rrd_expiry", 300000},
       {"lease_renew", 10000},
       {"auth_failure_delay", 3000},
       {"csr_poll", 100},
@@ -156,11 +241,18 @@ const storage_spec* topology::find_storage(const std::string& name) const {
   return nullptr;
 }
 
+const pci_mapping_spec* topology::find_pci_mapping(const std::string& id) const {
+  for (const auto& m : pci_mappings)
+    if (m.id == id) return &m;
+  return nullptr;
+}
+
 result<std::uint64_t> parse_byte_quantity(const std::string& text) {
   std::size_t i = 0;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
   if (i == 0) return make_error("invalid_quantity", "'" + text + "' is not a byte quantity");
-  std::uint64_t value = std::stoull(text.substr(0, i));
+  auto value = parse_number<std::uint64_t>(std::string_view(text).substr(0, i));
+  if (!value) return make_error("invalid_quantity", "'" + text + "' is too large");
   std::string unit = text.substr(i);
   if (unit.size() == 3 && unit[2] == 'B') unit.pop_back();  // GiB -> Gi
   static const std::map<std::string, std::uint64_t> units = {{"", 1},
@@ -175,7 +267,9 @@ result<std::uint64_t> parse_byte_quantity(const std::string& text) {
   auto it = units.find(unit);
   if (it == units.end())
     return make_error("invalid_quantity", "'" + text + "' has an unknown unit '" + unit + "'");
-  return value * it->second;
+  if (*value > UINT64_MAX / it->second)
+    return make_error("invalid_quantity", "'" + text + "' is too large");
+  return *value * it->second;
 }
 
 result<topology> parse_topology(const std::string& yaml_text) {
@@ -292,6 +386,11 @@ result<topology> parse_topology(const std::string& yaml_text) {
         gs.rules.push_back(std::move(rs));
       }
       t.firewall_groups.push_back(std::move(gs));
+    }
+    for (const auto& m : root["pci_mappings"]) {
+      auto mapping = parse_pci_mapping(m, t);
+      if (!mapping) return mapping.error();
+      t.pci_mappings.push_back(std::move(*mapping));
     }
     for (const auto& d : root["durations"]) {
       t.durations[d.first.as<std::string>()] = d.second.as<double>();

@@ -1,7 +1,8 @@
 #pragma once
 // The simulated Proxmox cluster as a YAML file describes it: hosts with their CPU and NUMA
 // layout, storages, bridges, the VMs that exist at start (templates, the topology VM), users
-// and tokens, pools, firewall groups and task durations. docs/pve-sim.md documents the format.
+// and tokens, pools, firewall groups, PCI resource mappings and task durations. docs/pve-sim.md
+// documents the format.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -72,6 +73,27 @@ struct firewall_group_spec {
   std::vector<firewall_rule_spec> rules;
 };
 
+// One PCI device of a resource mapping on one host: the `map` entry Proxmox keeps for it.
+struct pci_device_spec {
+  std::string node;
+  std::string path;          // 0000:01:00.0 (several joined with ';' for a multi-function set)
+  std::string id;            // vendor:device, e.g. 10de:2204
+  std::string subsystem_id;  // optional
+  int iommugroup = -1;       // optional (-1 = not given)
+  std::string description;   // optional
+};
+
+// A cluster-wide PCI resource mapping (/cluster/mapping/pci). `resource` is the extended
+// resource a guest's Node advertises per device it holds (as a device plugin would); empty =
+// none. Mapping "gpu" defaults to nvidia.com/gpu.
+struct pci_mapping_spec {
+  std::string id;
+  std::string description;
+  bool mdev = false;
+  std::string resource;
+  std::vector<pci_device_spec> devices;
+};
+
 struct pool_spec {
   std::string id;
   std::string comment;
@@ -87,6 +109,7 @@ struct topology {
   std::vector<user_spec> users;
   std::vector<pool_spec> pools;
   std::vector<firewall_group_spec> firewall_groups;
+  std::vector<pci_mapping_spec> pci_mappings;
   // Durations in milliseconds at --time-scale 1, by name (qmclone, qmstart, boot, ...).
   std::map<std::string, double> durations;
   // The `faults` section kept as YAML text; faults.hpp parses it.
@@ -94,6 +117,7 @@ struct topology {
 
   const host_spec* find_host(const std::string& name) const;
   const storage_spec* find_storage(const std::string& name) const;
+  const pci_mapping_spec* find_pci_mapping(const std::string& id) const;
 };
 
 // The documented defaults: durations every topology starts from.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "sim/pve/number_text.hpp"
 #include "sim/pve/property_string.hpp"
 
 namespace kp::sim::pve {
@@ -15,7 +16,8 @@ std::pair<std::string, int> split_index(const std::string& key) {
   std::size_t i = key.size();
   while (i > 0 && std::isdigit(static_cast<unsigned char>(key[i - 1]))) --i;
   if (i == key.size() || i == 0) return {key, -1};
-  return {key.substr(0, i), std::stoi(key.substr(i))};
+  auto index = parse_number<int>(std::string_view(key).substr(i));
+  return {key.substr(0, i), index ? *index : -1};
 }
 
 const std::map<std::string, int>& numbered_keys() {
@@ -116,12 +118,7 @@ boost::json::value config_value_json(const std::string& key, const std::string& 
       "numa",      "onboot", "template", "protection", "acpi",      "tablet",       "kvm",
       "localtime", "freeze", "reboot",   "ciupgrade",  "autostart", "keephugepages"};
   if (integers.count(key) || booleans.count(key)) {
-    try {
-      std::size_t used = 0;
-      long long n = std::stoll(value, &used);
-      if (used == value.size()) return boost::json::value(n);
-    } catch (...) {
-    }
+    if (auto n = parse_number<std::int64_t>(value)) return boost::json::value(*n);
   }
   return boost::json::value(value);
 }
@@ -220,13 +217,10 @@ int vm_cpus(const config_map& config, int host_cpus) {
   auto number = [&](const char* key, int fallback) {
     auto it = config.find(key);
     if (it == config.end()) return fallback;
-    try {
-      return std::stoi(it->second);
-    } catch (...) {
-      return fallback;
-    }
+    auto n = parse_number<int>(it->second);
+    return n && *n >= 0 && *n <= 8192 ? *n : fallback;
   };
-  int cpus = number("sockets", 1) * number("cores", 1);
+  int cpus = number("sockets", 1) * number("cores", 1);  // at most 8192 * 8192: fits
   if (host_cpus > 0) cpus = std::min(cpus, host_cpus);
   int vcpus = number("vcpus", 0);
   return vcpus > 0 ? vcpus : cpus;
@@ -235,12 +229,9 @@ int vm_cpus(const config_map& config, int host_cpus) {
 std::uint64_t vm_memory_mib(const config_map& config) {
   auto it = config.find("memory");
   if (it == config.end()) return 512;
-  auto v = property_value(it->second, "current", "current");
-  try {
-    return std::stoull(v);
-  } catch (...) {
-    return 512;
-  }
+  auto v = parse_number<std::uint64_t>(property_value(it->second, "current", "current"));
+  // Beyond 2^40 MiB no host has it; keeping it small keeps byte sums from overflowing.
+  return v && *v <= (1ull << 40) ? *v : 512;
 }
 
 }  // namespace kp::sim::pve
