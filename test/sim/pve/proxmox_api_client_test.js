@@ -111,7 +111,62 @@ async function client(url) {
   assert.equal((await waitTask(root, 'pve2', upid2)).exitstatus, 'OK');
   await root.nodes.$('pve2').qemu.$(id2).config.$put({ affinity: '0,1,2,3,16' });
   assert.equal((await root.nodes.$('pve2').qemu.$(id2).config.$get()).affinity, '0-3,16');
+
+  await mappingsAndRefusals(api);
   console.log('proxmox-api client: all checks passed');
+}
+
+// PCI resource mappings, 400s for malformed parameters, a start refused for a busy device and a
+// start task that fails: what the client sees of each.
+async function mappingsAndRefusals(api) {
+  const mappings = await api.cluster.mapping.pci.$get();
+  assert.equal(mappings.length, 1);
+  assert.equal(mappings[0].id, 'gpu');
+  assert.equal(mappings[0].type, 'pci');
+  assert.match(mappings[0].digest, /^[0-9a-f]{40}$/);
+  assert.deepEqual(mappings[0].map.map((m) => m.split(',')[0]), ['node=pve2', 'node=pve3', 'node=pve3']);
+  assert.ok(mappings[0].map[0].includes('path=0000:01:00.0') && mappings[0].map[0].includes('id=10de:2204'));
+  const checked = await api.cluster.mapping.pci.$get({ 'check-node': 'pve1' });
+  assert.equal(checked[0].checks[0].message, 'No mapping for node pve1.');
+  const gpu = await api.cluster.mapping.pci.$('gpu').$get();
+  assert.equal(gpu.map.length, 3);
+  await assert.rejects(api.cluster.mapping.pci.$('tpu').$get(), /Error 500 .*mapping 'tpu' not found/);
+
+  await assert.rejects(api.nodes.$('pve1').qemu.$('12345678901').config.$get(),
+    (e) => /Error 400/.test(e.message) && /"vmid":"invalid format - value does not look like a valid VM ID/.test(e.message));
+  await assert.rejects(api.nodes.$('pve1').qemu.$(9001).clone.$post({ newid: 12345678901 }),
+    (e) => /Error 400/.test(e.message) && /"newid"/.test(e.message));
+  await assert.rejects(api.nodes.$('pve1').tasks.$get({ limit: 'many' }),
+    (e) => /Error 400/.test(e.message) && /type check \('integer'\) failed - got 'many'/.test(e.message));
+
+  // Two VMs with the GPU mapping on pve2, which has one device.
+  const node = api.nodes.$('pve2');
+  const ids = [];
+  for (const name of ['npm-gpu-1', 'npm-gpu-2']) {
+    const id = Number(await api.cluster.nextid.$get());
+    assert.equal((await waitTask(api, 'pve2', await node.qemu.$(9002).clone.$post({ newid: id, name }))).exitstatus, 'OK');
+    await node.qemu.$(id).config.$put({ hostpci0: 'mapping=gpu' });
+    ids.push(id);
+  }
+  const [first, second] = ids.map((id) => node.qemu.$(id));
+  assert.equal((await waitTask(api, 'pve2', await first.status.start.$post())).exitstatus, 'OK');
+  const refused = await waitTask(api, 'pve2', await second.status.start.$post());
+  assert.equal(refused.exitstatus, `PCI device '0000:01:00.0' already in use by VMID '${ids[0]}'`);
+  assert.equal((await second.status.current.$get()).status, 'stopped');
+  assert.equal((await waitTask(api, 'pve2', await first.status.stop.$post())).exitstatus, 'OK');
+
+  // A start task that fails: NUMA nodes that do not add up to the VM's memory.
+  await second.config.$put({ numa: 1, numa0: 'cpus=0-1,memory=1024' });
+  const failed = await waitTask(api, 'pve2', await second.status.start.$post());
+  assert.equal(failed.exitstatus, 'total memory for NUMA nodes must be equal to vm static memory');
+  const log = await node.tasks.$(failed.upid).log.$get();
+  assert.equal(log[log.length - 1].t, 'TASK ERROR: total memory for NUMA nodes must be equal to vm static memory');
+  await second.config.$put({ delete: 'numa0', numa: 0 });
+  assert.equal((await waitTask(api, 'pve2', await second.status.start.$post())).exitstatus, 'OK');
+  assert.equal((await waitTask(api, 'pve2', await second.status.stop.$post())).exitstatus, 'OK');
+  for (const vm of [first, second]) {
+    assert.equal((await waitTask(api, 'pve2', await vm.$delete({ purge: 1 }))).exitstatus, 'OK');
+  }
 }
 
 if (process.argv[2] === '--client') {

@@ -2,9 +2,8 @@
 // refusals as in Proxmox, tasks, faults and counters.
 #include <gtest/gtest.h>
 
-#include <regex>
-
 #include "pve_sim_test_client.hpp"
+#include "sim/pve/number_text.hpp"
 
 using namespace kp::sim::pve;
 using namespace kp::sim::pve::testing;
@@ -19,7 +18,7 @@ class PveSimApi : public ::testing::Test {
   // Full clone of the pve1 template; returns the new VMID.
   int clone_template(const param_list& extra = {}) {
     auto id = sim.api("GET", "/cluster/nextid");
-    int vmid = std::stoi(std::string(id.data().as_string()));
+    int vmid = parse_number<int>(std::string(id.data().as_string())).value_or(0);
     param_list p = {
         {"newid", std::to_string(vmid)}, {"name", "node-" + std::to_string(vmid)}, {"full", "1"}};
     p.insert(p.end(), extra.begin(), extra.end());
@@ -137,9 +136,18 @@ TEST_F(PveSimApi, TasksHaveProxmoxUpidsAndRunThenStop) {
   auto r = sim.api("POST", "/nodes/pve1/qemu/9001/clone", {{"newid", "150"}, {"name", "a"}});
   ASSERT_EQ(r.status, 200) << r.body;
   std::string upid(r.data().as_string());
-  std::regex pattern(
-      "^UPID:pve1:[0-9A-F]{8}:[0-9A-F]{8,9}:[0-9A-F]{8}:qmclone:9001:kubernetes@pve!karpenter:$");
-  EXPECT_TRUE(std::regex_match(upid, pattern)) << upid;
+  // UPID:pve1:<pid 8 hex>:<pstart 8-9 hex>:<starttime 8 hex>:qmclone:9001:<token>:
+  auto hex = [](std::string_view s) {
+    return s.find_first_not_of("0123456789ABCDEF") == std::string_view::npos;
+  };
+  std::string_view u = upid;
+  ASSERT_EQ(u.substr(0, 10), "UPID:pve1:") << upid;
+  ASSERT_TRUE(u.size() > 30 && hex(u.substr(10, 8)) && u[18] == ':') << upid;
+  auto pstart_end = u.find(':', 19);
+  EXPECT_TRUE(pstart_end - 19 >= 8 && pstart_end - 19 <= 9 && hex(u.substr(19, pstart_end - 19)))
+      << upid;
+  EXPECT_TRUE(hex(u.substr(pstart_end + 1, 8))) << upid;
+  EXPECT_EQ(u.substr(pstart_end + 9), ":qmclone:9001:kubernetes@pve!karpenter:") << upid;
   auto first = sim.api("GET", "/nodes/pve1/tasks/" + url_encode(upid) + "/status");
   EXPECT_EQ(first.data().at("status").as_string(), "running");
   EXPECT_EQ(first.data().at("tokenid").as_string(), "karpenter");
@@ -180,8 +188,7 @@ TEST_F(PveSimApi, ALinkedCloneFromANonTemplateIsRefused) {
   int vmid = clone_template();
   auto r = sim.api("POST", vm_path(vmid) + "/clone", {{"newid", "300"}, {"full", "0"}});
   EXPECT_EQ(r.status, 500);
-  EXPECT_NE(r.reason.find("Linked clone feature is not supported"),
-            std::string::npos);
+  EXPECT_NE(r.reason.find("Linked clone feature is not supported"), std::string::npos);
   auto storage = sim.api("POST", "/nodes/pve1/qemu/9001/clone",
                          {{"newid", "300"}, {"full", "0"}, {"storage", "local-lvm"}});
   EXPECT_EQ(storage.reason, "parameter 'storage' not allowed for linked clones");
@@ -205,8 +212,7 @@ TEST_F(PveSimApi, DeletingARunningVmFailsUntilItIsStopped) {
   EXPECT_EQ(sim.run_task("POST", vm_path(vmid) + "/status/start"), "OK");
   auto r = sim.api("DELETE", vm_path(vmid), {{"purge", "1"}});
   EXPECT_EQ(r.status, 500);
-  EXPECT_EQ(r.reason,
-            "VM " + std::to_string(vmid) + " is running - destroy failed");
+  EXPECT_EQ(r.reason, "VM " + std::to_string(vmid) + " is running - destroy failed");
   EXPECT_EQ(sim.run_task("POST", vm_path(vmid) + "/status/start"),
             "VM " + std::to_string(vmid) + " already running");
   EXPECT_EQ(sim.run_task("POST", vm_path(vmid) + "/status/stop"), "OK");
@@ -251,13 +257,22 @@ TEST_F(PveSimApi, ANewVmIsUnknownInClusterResourcesUntilItsStatsArrive) {
   // rrd_lag is 2000 ms * 0.05 = 100 ms here.
   auto r = sim.api("POST", "/nodes/pve1/qemu/9001/clone", {{"newid", "400"}});
   std::string upid(r.data().as_string());
-  auto status_of = [&]() -> std::string {
+  auto entry = [&]() -> json::object {
     auto r = sim.api("GET", "/cluster/resources", {{"type", "vm"}});
     for (const auto& e : r.data().as_array())
-      if (e.at("vmid").as_int64() == 400) return std::string(e.at("status").as_string());
-    return "absent";
+      if (e.at("vmid").as_int64() == 400) return e.as_object();
+    return {};
+  };
+  auto status_of = [&]() -> std::string {
+    auto e = entry();
+    return e.empty() ? "absent" : std::string(e.at("status").as_string());
   };
   EXPECT_EQ(status_of(), "unknown");
+  // Without RRD data Proxmox lists only the VM's identity (and its lock from the config).
+  auto lagging = entry();
+  EXPECT_FALSE(lagging.contains("name"));
+  EXPECT_FALSE(lagging.contains("maxmem"));
+  EXPECT_EQ(lagging.at("lock").as_string(), "clone");
   sim.wait_task(upid);
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (status_of() != "stopped" && std::chrono::steady_clock::now() < until)

@@ -294,3 +294,22 @@ TEST_F(PveSimGuestJoin, ATemplateWithABakedInJoinJoinsOnBootWithoutACdrom) {
       wait_for([&] { return node_ready("join-node-baked") == "True"; }, std::chrono::seconds(30)))
       << sim.sim("GET", "/sim/v1/guests").body;
 }
+
+TEST_F(PveSimGuestJoin, AGuestWithAMappedGpuAdvertisesTheMappingsResourceOnItsNode) {
+  ASSERT_EQ(sim.run_task("POST", "/nodes/pve2/qemu/9002/clone",
+                         {{"newid", "124"}, {"name", "join-node-gpu"}}),
+            "OK");
+  std::string join = "kube-join server=" + kube.url() + " token=" + token_id + "." + token_secret +
+                     " ca=" + base64_encode_text(kube.ca_pem());
+  ASSERT_EQ(sim.api("PUT", "/nodes/pve2/qemu/124/config",
+                    {{"description", "gpu node\n" + join}, {"hostpci0", "mapping=gpu"}})
+                .status,
+            200);
+  ASSERT_EQ(sim.run_task("POST", "/nodes/pve2/qemu/124/status/start"), "OK");
+  ASSERT_TRUE(
+      wait_for([&] { return node_ready("join-node-gpu") == "True"; }, std::chrono::seconds(30)))
+      << sim.sim("GET", "/sim/v1/guests").body;
+  auto node = json::parse(kube_call("GET", "/api/v1/nodes/join-node-gpu").body);
+  EXPECT_EQ(node.at("status").at("capacity").at("nvidia.com/gpu").as_string(), "1");
+  EXPECT_EQ(node.at("status").at("allocatable").at("nvidia.com/gpu").as_string(), "1");
+}

@@ -50,7 +50,8 @@ inline std::string form(const param_list& params) {
 class sim_fixture {
  public:
   explicit sim_fixture(double time_scale = 0.05,
-                       std::string topology_yaml = default_topology_yaml()) {
+                       std::string topology_yaml = default_topology_yaml(),
+                       server_limits limits = {}) {
     // KP_PVE_SIM_TIME_SCALE overrides the time scale (e.g. 1 to measure the default durations).
     if (const char* env = std::getenv("KP_PVE_SIM_TIME_SCALE")) time_scale = std::atof(env);
     data_dir_ = std::filesystem::temp_directory_path() /
@@ -58,6 +59,7 @@ class sim_fixture {
     std::filesystem::create_directories(data_dir_);
     runtime_ = std::make_unique<transport::io_runtime>(1);
     server_settings s;
+    s.limits = limits;
     auto topo = parse_topology(topology_yaml);
     if (!topo) throw std::runtime_error(topo.error().message);
     s.simulation.topo = *topo;
