@@ -6,6 +6,7 @@
 #include "sim/pve/api_router.hpp"
 #include "sim/pve/number_text.hpp"
 #include "sim/pve/parameter_checks.hpp"
+#include "sim/pve/qemu_rules.hpp"
 
 namespace kp::sim::pve {
 
@@ -63,17 +64,8 @@ result<firewall_rule> rule_from(const request_params& p, bool allow_group,
                                  "comment", "log",    "icmp-type"};
   for (const char* f : fields)
     if (auto v = p.get(f)) r.fields[f] = *v;
-  if (auto del = p.get("delete")) {
-    std::string cur;
-    for (char ch : *del + ",") {
-      if (ch == ',' || ch == ';' || ch == ' ') {
-        if (!cur.empty()) r.fields.erase(cur);
-        cur.clear();
-      } else {
-        cur.push_back(ch);
-      }
-    }
-  }
+  if (auto del = p.get("delete"))
+    for (const auto& key : split_list(*del)) r.fields.erase(key);
   const auto type = r.fields.count("type") ? r.fields["type"] : "";
   if (type.empty()) return make_error("param:type", property_missing);
   if (type != "in" && type != "out" && !(allow_group && type == "group"))
@@ -185,17 +177,8 @@ api_reply firewall_api::put_vm_firewall_options(api_call& c) {
           "property is not defined in schema and the schema does not allow additional properties");
     }
   }
-  if (auto del = c.params.get("delete")) {
-    std::string cur;
-    for (char ch : *del + ",") {
-      if (ch == ',' || ch == ';' || ch == ' ') {
-        if (!cur.empty()) next.erase(cur);
-        cur.clear();
-      } else {
-        cur.push_back(ch);
-      }
-    }
-  }
+  if (auto del = c.params.get("delete"))
+    for (const auto& key : split_list(*del)) next.erase(key);
   opts = std::move(next);
   return api_reply::ok(nullptr);
 }
@@ -225,35 +208,39 @@ api_reply firewall_api::post_vm_firewall_rule(api_call& c) {
   return api_reply::ok(nullptr);
 }
 
-api_reply firewall_api::get_vm_firewall_rule(api_call& c) {
+result<firewall_api::rule_ref> firewall_api::rule_at(api_call& c) {
   auto vm = world_.vm_on_node(c.path["node"], c.path["vmid"]);
-  if (!vm) return reply_from(vm.error());
+  if (!vm) return vm.error();
   auto pos = parse_pos(c.path["pos"]);
   auto& rules = (*vm)->firewall_rules;
   if (!pos || static_cast<std::size_t>(*pos) >= rules.size())
-    return api_reply::fail(500, "no rule at position " + c.path["pos"]);
-  auto all = render_rules(rules);
-  return api_reply::ok(all[static_cast<std::size_t>(*pos)]);
+    return make_error("500", "no rule at position " + c.path["pos"]);
+  return rule_ref{&rules, static_cast<std::size_t>(*pos)};
+}
+
+api_reply firewall_api::get_vm_firewall_rule(api_call& c) {
+  auto at = rule_at(c);
+  if (!at) return reply_from(at.error());
+  auto all = render_rules(*at->rules);
+  return api_reply::ok(all[at->pos]);
 }
 
 api_reply firewall_api::put_vm_firewall_rule(api_call& c) {
-  auto vm = world_.vm_on_node(c.path["node"], c.path["vmid"]);
-  if (!vm) return reply_from(vm.error());
-  auto pos = parse_pos(c.path["pos"]);
-  auto& rules = (*vm)->firewall_rules;
-  if (!pos || static_cast<std::size_t>(*pos) >= rules.size())
-    return api_reply::fail(500, "no rule at position " + c.path["pos"]);
+  auto at = rule_at(c);
+  if (!at) return reply_from(at.error());
+  auto& rules = *at->rules;
+  const auto pos = at->pos;
   if (auto d = c.params.get("digest"); d && *d != rules_digest(rules))
     return api_reply::fail(
         500, "detected modified configuration - file changed by other user? Try again.");
-  auto r = rule_from(c.params, true, &rules[static_cast<std::size_t>(*pos)]);
+  auto r = rule_from(c.params, true, &rules[pos]);
   if (!r) return reply_from(r.error());
-  rules[static_cast<std::size_t>(*pos)] = *r;
+  rules[pos] = *r;
   if (auto moveto = c.params.get("moveto")) {
     auto to = parse_pos(*moveto);
     if (to) {
-      auto moved = rules[static_cast<std::size_t>(*pos)];
-      rules.erase(rules.begin() + *pos);
+      auto moved = rules[pos];
+      rules.erase(rules.begin() + static_cast<std::ptrdiff_t>(pos));
       rules.insert(
           rules.begin() + std::min<std::ptrdiff_t>(*to, static_cast<std::ptrdiff_t>(rules.size())),
           moved);
@@ -263,13 +250,9 @@ api_reply firewall_api::put_vm_firewall_rule(api_call& c) {
 }
 
 api_reply firewall_api::delete_vm_firewall_rule(api_call& c) {
-  auto vm = world_.vm_on_node(c.path["node"], c.path["vmid"]);
-  if (!vm) return reply_from(vm.error());
-  auto pos = parse_pos(c.path["pos"]);
-  auto& rules = (*vm)->firewall_rules;
-  if (!pos || static_cast<std::size_t>(*pos) >= rules.size())
-    return api_reply::fail(500, "no rule at position " + c.path["pos"]);
-  rules.erase(rules.begin() + *pos);
+  auto at = rule_at(c);
+  if (!at) return reply_from(at.error());
+  at->rules->erase(at->rules->begin() + static_cast<std::ptrdiff_t>(at->pos));
   return api_reply::ok(nullptr);
 }
 

@@ -22,6 +22,12 @@ class firewall_api {
     std::string comment;
     std::vector<firewall_rule> rules;
   };
+  struct rule_ref {
+    std::vector<firewall_rule>* rules;
+    std::size_t pos;
+  };
+  // The VM rule at {pos}, or Proxmox's "no rule at position" error.
+  result<rule_ref> rule_at(api_call& c);
   api_reply get_vm_firewall_options(api_call& c);
   api_reply put_vm_firewall_options(api_call& c);
   api_reply get_vm_firewall_rules(api_call& c);

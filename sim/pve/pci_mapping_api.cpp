@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 
@@ -234,8 +235,12 @@ result<std::vector<held_pci_device>> pci_mapping_api::choose_devices(const vm_st
     auto it = vm.config.find(slot);
     if (it == vm.config.end()) continue;
     auto e = parse_hostpci(slot, it->second);
-    if (!e)
-      return make_error("500", "unable to parse value of '" + slot + "' - " + e.error().message);
+    if (!e) {
+      std::string why = e.error().message;  // a task's exit status is one line
+      std::replace(why.begin(), why.end(), '\n', ' ');
+      while (!why.empty() && why.back() == ' ') why.pop_back();
+      return make_error("500", "unable to parse value of '" + slot + "' - " + why);
+    }
     wanted w{slot, e->mapping, !e->mdev.empty(), {}};
     if (!e->host.empty() && !e->mapping.empty())
       return make_error("500", "Cannot set both 'host' and 'mapping'.");

@@ -68,6 +68,36 @@ std::optional<std::string> extension_error(const std::string& content, const std
   return std::nullopt;
 }
 
+// The optional checksum parameters of upload and download-url.
+std::optional<api_reply> check_checksum_params(const std::string& algorithm,
+                                               const std::string& checksum) {
+  if (!algorithm.empty() && !valid_algorithm(algorithm))
+    return api_reply::param("checksum-algorithm",
+                            "value '" + algorithm +
+                                "' does not have a value in the enumeration 'md5, sha1, sha224, "
+                                "sha256, sha384, sha512'");
+  if (!checksum.empty() && algorithm.empty())
+    return api_reply::param("checksum-algorithm",
+                            "'checksum-algorithm' is required when 'checksum' is set");
+  return std::nullopt;
+}
+
+// Writes an uploaded or downloaded file once its declared checksum (if any) matches.
+status store_verified(const std::filesystem::path& path, const std::string& data,
+                      const std::string& algorithm, const std::string& checksum) {
+  if (!checksum.empty()) {
+    auto got = hex_digest(algorithm, data);
+    if (got != checksum)
+      return make_error("500", "checksum mismatch: got '" + got + "' != expect '" + checksum + "'");
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+  if (!out) return make_error("500", "unable to write " + path.string());
+  return {};
+}
+
 }  // namespace
 
 void storage_api::add_routes(api_router& router) {
@@ -268,29 +298,11 @@ api_reply storage_api::post_upload(api_call& c) {
     return api_reply::fail(500, "can't upload to storage type '" + st->type + "'");
   std::string name = normalize_filename(filename);
   if (auto bad = extension_error(content, name)) return api_reply::param("filename", *bad);
-  if (!algorithm.empty() && !valid_algorithm(algorithm))
-    return api_reply::param("checksum-algorithm",
-                            "value '" + algorithm +
-                                "' does not have a value in the enumeration 'md5, sha1, sha224, "
-                                "sha256, sha384, sha512'");
-  if (!checksum.empty() && algorithm.empty())
-    return api_reply::param("checksum-algorithm",
-                            "'checksum-algorithm' is required when 'checksum' is set");
+  if (auto bad = check_checksum_params(algorithm, checksum)) return *bad;
   auto path = world_.content_dir(node, storage, content) / name;
   auto upid = tasks_.start(node, "imgcopy", "", c.who, world_.duration("imgcopy"),
                            [path, data = std::move(data), algorithm, checksum]() -> status {
-                             if (!checksum.empty()) {
-                               auto got = hex_digest(algorithm, data);
-                               if (got != checksum)
-                                 return make_error("500", "checksum mismatch: got '" + got +
-                                                              "' != expect '" + checksum + "'");
-                             }
-                             std::error_code ec;
-                             std::filesystem::create_directories(path.parent_path(), ec);
-                             std::ofstream out(path, std::ios::binary | std::ios::trunc);
-                             out.write(data.data(), static_cast<std::streamsize>(data.size()));
-                             if (!out) return make_error("500", "unable to write " + path.string());
-                             return {};
+                             return store_verified(path, data, algorithm, checksum);
                            });
   return api_reply::ok(upid);
 }
@@ -320,35 +332,18 @@ api_reply storage_api::post_download_url(api_call& c) {
   if (auto bad = extension_error(*content, name)) return api_reply::param("filename", *bad);
   std::string algorithm = c.params.get_or("checksum-algorithm", "");
   std::string checksum = c.params.get_or("checksum", "");
-  if (!algorithm.empty() && !valid_algorithm(algorithm))
-    return api_reply::param("checksum-algorithm",
-                            "value '" + algorithm +
-                                "' does not have a value in the enumeration 'md5, sha1, sha224, "
-                                "sha256, sha384, sha512'");
-  if (!checksum.empty() && algorithm.empty())
-    return api_reply::param("checksum-algorithm",
-                            "'checksum-algorithm' is required when 'checksum' is set");
+  if (auto bad = check_checksum_params(algorithm, checksum)) return *bad;
   auto path = world_.content_dir(node, storage, *content) / name;
   // Nothing is fetched: the "downloaded" bytes are a fixed text naming the URL, so a test can
   // compute the checksum it declares (docs/pve-sim.md).
   std::string data = "pve-sim image " + *url + "\n";
   auto upid = tasks_.start(node, "download", name, c.who, world_.duration("download"),
                            [path, data, algorithm, checksum]() -> status {
-                             if (!checksum.empty()) {
-                               auto got = hex_digest(algorithm, data);
-                               std::string want = checksum;
-                               std::transform(want.begin(), want.end(), want.begin(),
-                                              [](unsigned char ch) { return std::tolower(ch); });
-                               if (got != want)
-                                 return make_error("500", "checksum mismatch: got '" + got +
-                                                              "' != expect '" + want + "'");
-                             }
-                             std::error_code ec;
-                             std::filesystem::create_directories(path.parent_path(), ec);
-                             std::ofstream out(path, std::ios::binary | std::ios::trunc);
-                             out << data;
-                             if (!out) return make_error("500", "unable to write " + path.string());
-                             return {};
+                             // download-url compares checksums case-insensitively.
+                             std::string want = checksum;
+                             std::transform(want.begin(), want.end(), want.begin(),
+                                            [](unsigned char ch) { return std::tolower(ch); });
+                             return store_verified(path, data, algorithm, want);
                            });
   return api_reply::ok(upid);
 }

@@ -104,19 +104,18 @@ void task_board::finish(const std::string& upid, std::function<status()>& work) 
   auto it = tasks_.find(upid);
   if (it == tasks_.end() || !it->second.running) return;
   std::string error;
-  if (auto injected = world_.faults().task_failure(it->second.type)) {
-    error = *injected;
-    if (auto abort = std::move(it->second.on_abort)) abort();
-  } else {
-    // A worker that dies ends its task with the error, as a Perl die in a fork_worker does.
-    try {
-      if (auto st = work(); !st)
-        error = st.error().message.empty() ? "task failed" : st.error().message;
-    } catch (const std::exception& e) {
-      error = e.what();
-    } catch (...) {
-      error = "unknown error";
+  // A worker that dies ends its task with the error, as a Perl die in a fork_worker does.
+  try {
+    if (auto injected = world_.faults().task_failure(it->second.type)) {
+      error = *injected;
+      if (auto abort = std::move(it->second.on_abort)) abort();
+    } else if (auto st = work(); !st) {
+      error = st.error().message.empty() ? "task failed" : st.error().message;
     }
+  } catch (const std::exception& e) {
+    error = e.what();
+  } catch (...) {
+    error = "unknown error";
   }
   auto& task = tasks_[upid];
   task.running = false;
