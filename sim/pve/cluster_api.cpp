@@ -22,7 +22,8 @@ std::int64_t vm_max_disk(const vm_state& vm) {
 }
 
 // A VM as /cluster/resources lists it. Without RRD data (a new VM before pvestatd's broadcast,
-// or a host offline for longer than the RRD expiry) only its identity and "unknown" remain.
+// or a host offline for longer than the RRD expiry) only its identity and "unknown" remain,
+// except for the name and template flag of a new VM unless the topology is strict_rrd.
 json::object vm_entry(const world_model& world, const vm_state& vm) {
   json::object o{{"id", "qemu/" + std::to_string(vm.vmid)},
                  {"vmid", vm.vmid},
@@ -49,6 +50,9 @@ json::object vm_entry(const world_model& world, const vm_state& vm) {
     o["netout"] = 0;
     o["diskread"] = 0;
     o["diskwrite"] = 0;
+  } else if (!world.topo().strict_rrd && world.host_stats_fresh(vm.node)) {
+    o["name"] = vm.name();
+    o["template"] = vm.is_template() ? 1 : 0;
   }
   // The pool comes from user.cfg and lock and tags from the config file, RRD or not.
   if (!vm.pool.empty()) o["pool"] = vm.pool;

@@ -293,6 +293,7 @@ result<topology> parse_topology(const std::string& yaml_text) {
       if (c["name"]) t.cluster_name = scalar(c["name"]);
       if (c["version"]) t.version = scalar(c["version"]);
       if (c["region"]) t.region = scalar(c["region"]);
+      if (c["strict_rrd"]) t.strict_rrd = c["strict_rrd"].as<bool>();
     }
     for (const auto& s : root["storages"]) {
       storage_spec st;

@@ -103,6 +103,11 @@ struct topology {
   std::string cluster_name = "pve-sim";
   std::string version = "8.4.1";
   std::string region = "pve-sim";  // region used in providerIDs of guests that join
+  // Proxmox lists a VM without RRD data by its identity alone. While `strict_rrd` is off, a new
+  // VM still shows its name and template flag during rrd_lag (what the product's region and
+  // template actors rely on today); an offline host's VMs are identity-only once its data
+  // expires either way.
+  bool strict_rrd = false;
   std::vector<host_spec> hosts;
   std::vector<storage_spec> storages;
   std::vector<vm_spec> vms;

@@ -268,16 +268,41 @@ TEST_F(PveSimApi, ANewVmIsUnknownInClusterResourcesUntilItsStatsArrive) {
     return e.empty() ? "absent" : std::string(e.at("status").as_string());
   };
   EXPECT_EQ(status_of(), "unknown");
-  // Without RRD data Proxmox lists only the VM's identity (and its lock from the config).
+  // Without RRD data: no stats, the lock from the config; the name stays unless strict_rrd.
   auto lagging = entry();
-  EXPECT_FALSE(lagging.contains("name"));
   EXPECT_FALSE(lagging.contains("maxmem"));
   EXPECT_EQ(lagging.at("lock").as_string(), "clone");
+  EXPECT_TRUE(lagging.contains("name"));
   sim.wait_task(upid);
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (status_of() != "stopped" && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_EQ(status_of(), "stopped");
+}
+
+TEST(PveSimStrictRrd, ANewVmIsListedByItsIdentityAloneUntilItsStatsArrive) {
+  std::string yaml = default_topology_yaml();
+  yaml.replace(yaml.find("region: pve-sim}"), 16, "region: pve-sim, strict_rrd: true}");
+  sim_fixture sim(0.05, yaml);
+  auto r = sim.api("POST", "/nodes/pve1/qemu/9001/clone", {{"newid", "401"}, {"name", "fresh"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto entry = [&]() -> json::object {
+    auto list = sim.api("GET", "/cluster/resources", {{"type", "vm"}});
+    for (const auto& e : list.data().as_array())
+      if (e.at("vmid").as_int64() == 401) return e.as_object();
+    return {};
+  };
+  auto lagging = entry();
+  EXPECT_EQ(lagging.at("status").as_string(), "unknown");
+  EXPECT_FALSE(lagging.contains("name")) << json::serialize(lagging);
+  EXPECT_FALSE(lagging.contains("template"));
+  EXPECT_EQ(lagging.at("id").as_string(), "qemu/401");
+  EXPECT_EQ(lagging.at("node").as_string(), "pve1");
+  sim.wait_task(std::string(r.data().as_string()));
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (entry().at("status").as_string() == "unknown" && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // poll interval
+  EXPECT_EQ(entry().at("name").as_string(), "fresh");
 }
 
 TEST_F(PveSimApi, HostMemoryAndNumaFreeMemoryFollowRunningVms) {

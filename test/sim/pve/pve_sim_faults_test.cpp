@@ -92,7 +92,8 @@ TEST_F(PveSimFaults, AHostOfflineForAWhileAnswers595ThenComesBack) {
   EXPECT_TRUE(plan.json.at("offline_hosts").at(0).at("active").as_bool());
   EXPECT_TRUE(eventually([&] { return sim.api("GET", "/nodes/pve3/qemu").status == 200; }));
   EXPECT_EQ(resource("node/pve3").at("status").as_string(), "online");
-  EXPECT_FALSE(sim.sim("GET", "/sim/v1/faults").json.at("offline_hosts").at(0).at("active").as_bool());
+  EXPECT_FALSE(
+      sim.sim("GET", "/sim/v1/faults").json.at("offline_hosts").at(0).at("active").as_bool());
 }
 
 TEST_F(PveSimFaults, ConfigReadsFailForAWhileThenHeal) {
@@ -103,8 +104,8 @@ TEST_F(PveSimFaults, ConfigReadsFailForAWhileThenHeal) {
             200);
   EXPECT_EQ(sim.api("GET", "/nodes/pve1/qemu/9001/config").status, 500);
   EXPECT_EQ(sim.api("GET", "/nodes/pve1/qemu/9001/status/current").status, 200);
-  EXPECT_TRUE(eventually(
-      [&] { return sim.api("GET", "/nodes/pve1/qemu/9001/config").status == 200; }));
+  EXPECT_TRUE(
+      eventually([&] { return sim.api("GET", "/nodes/pve1/qemu/9001/config").status == 200; }));
   auto stats = sim.sim("GET", "/sim/v1/stats").json;
   bool counted = false;
   for (const auto& row : stats.at("requests").as_array())
@@ -175,9 +176,8 @@ TEST(PveSimCloneTiming, AFullCloneTakesLongerThanALinkedOneInProportionToItsDisk
   auto t0 = std::chrono::steady_clock::now();
   auto linked_done = sim.wait_task(std::string(linked.data().as_string()));
   auto linked_took = std::chrono::steady_clock::now() - t0;
-  auto full_running = sim.api("GET", "/nodes/pve1/tasks/" +
-                                         url_encode(std::string(full.data().as_string())) +
-                                         "/status");
+  auto full_running = sim.api(
+      "GET", "/nodes/pve1/tasks/" + url_encode(std::string(full.data().as_string())) + "/status");
   EXPECT_EQ(full_running.data().at("status").as_string(), "running")
       << "the full clone finished no later than the linked one";
   auto full_done = sim.wait_task(std::string(full.data().as_string()));
