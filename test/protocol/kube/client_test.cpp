@@ -371,13 +371,24 @@ TEST_F(ScriptedServer, aRotatedTokenFileIsSentOnTheNextRequest) {
 }
 
 TEST_F(ScriptedServer, theInformerResumesFromTheLastVersionAndRelistsWhenExpired) {
-  std::atomic<int> lists{0}, watches{0};
-  std::mutex m;
-  std::condition_variable cv;
-  handle([&](const transport::http_request& req, std::shared_ptr<transport::http_exchange> ex) {
+  // Shared by value with the handler and the callbacks: both run on the io thread, and a request
+  // already on the wire when the informer stops still reaches the handler after this body ends.
+  struct observed {
+    std::mutex m;
+    std::condition_variable cv;
+    int lists = 0;
+    int watches = 0;
+    std::vector<std::vector<std::string>> replaces;
+    std::vector<std::string> events;
+    // Dropping an exchange ends its stream, and the informer would then watch again and again.
+    std::vector<std::shared_ptr<transport::http_exchange>> open_watches;
+  };
+  auto seen = std::make_shared<observed>();
+  handle([seen](const transport::http_request& req, std::shared_ptr<transport::http_exchange> ex) {
     const std::string q(req.query());
+    std::unique_lock lock(seen->m);
     if (q.find("watch=true") == std::string::npos) {
-      if (lists.fetch_add(1) == 0) {
+      if (seen->lists++ == 0) {
         return ex->respond(json(
             200,
             R"({"metadata":{"resourceVersion":"10"},"items":[{"metadata":{"name":"a","resourceVersion":"9"}}]})"));
@@ -386,11 +397,8 @@ TEST_F(ScriptedServer, theInformerResumesFromTheLastVersionAndRelistsWhenExpired
           200,
           R"({"metadata":{"resourceVersion":"20"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}},{"metadata":{"name":"c"}}]})"));
     }
-    const int n = watches.fetch_add(1);
-    {
-      std::lock_guard lock(m);
-      cv.notify_all();
-    }
+    const int n = seen->watches++;
+    seen->cv.notify_all();
     ex->start_stream(200, {{"Content-Type", "application/json"}});
     if (n == 0) {
       // One event split across chunks, then a bookmark, then the server ends the stream.
@@ -406,36 +414,43 @@ TEST_F(ScriptedServer, theInformerResumesFromTheLastVersionAndRelistsWhenExpired
           R"x({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 15 (18)","reason":"Expired","code":410}})x"
           "\n");
       ex->finish();
+    } else {
+      seen->open_watches.push_back(std::move(ex));  // stays open until the server stops
     }
-    // Later watches stay open until the test ends.
   });
-  std::vector<std::vector<std::string>> replaces;
-  std::vector<std::string> events;
   informer_callbacks<node> cb;
-  cb.on_replace = [&](std::vector<node> items, const std::string&) {
+  cb.on_replace = [seen](std::vector<node> items, const std::string&) {
     std::vector<std::string> names;
     for (auto& i : items) names.push_back(i.metadata.name);
-    std::lock_guard lock(m);
-    replaces.push_back(names);
-    cv.notify_all();
+    std::lock_guard lock(seen->m);
+    seen->replaces.push_back(names);
+    seen->cv.notify_all();
   };
-  cb.on_event = [&](std::string_view type, node n) {
-    std::lock_guard lock(m);
-    events.push_back(std::string(type) + " " + n.metadata.name);
-    cv.notify_all();
+  cb.on_event = [seen](std::string_view type, node n) {
+    std::lock_guard lock(seen->m);
+    seen->events.push_back(std::string(type) + " " + n.metadata.name);
+    seen->cv.notify_all();
   };
   reflector_options ro;
   ro.initial_backoff = 10ms;
   auto h = start_informer<node>(*client_, "", ro, cb);
+  bool reached = false;
   {
-    std::unique_lock lock(m);
-    ASSERT_TRUE(
-        cv.wait_for(lock, 10s, [&] { return replaces.size() >= 2 && watches.load() >= 3; }));
-    EXPECT_EQ(replaces[0], (std::vector<std::string>{"a"}));
-    EXPECT_EQ(replaces[1], (std::vector<std::string>{"a", "b", "c"}));
-    EXPECT_EQ(events, (std::vector<std::string>{"ADDED b"}));
+    std::unique_lock lock(seen->m);
+    reached = seen->cv.wait_for(lock, 10s,
+                                [&] { return seen->replaces.size() >= 2 && seen->watches >= 3; });
   }
-  h->stop();
+  h->stop();  // on every path, so nothing keeps running once the assertions below return
+  {
+    std::lock_guard lock(seen->m);
+    ASSERT_TRUE(reached) << "within 10 s the informer should have listed twice and watched three "
+                            "times; it listed "
+                         << seen->replaces.size() << " and watched " << seen->watches << " times";
+    EXPECT_EQ(seen->replaces[0], (std::vector<std::string>{"a"}));
+    EXPECT_EQ(seen->replaces[1], (std::vector<std::string>{"a", "b", "c"}));
+    EXPECT_EQ(seen->events, (std::vector<std::string>{"ADDED b"}));
+    EXPECT_EQ(seen->watches, 3) << "the third watch is still open, so there is no fourth";
+  }
   std::vector<std::string> watch_targets;
   for (const auto& r : requests()) {
     if (r.target.find("watch=true") != std::string::npos) watch_targets.push_back(r.target);

@@ -205,8 +205,9 @@ TEST_F(KubeSim, aStaleLeaseUpdateConflictsAndRetryWins) {
   EXPECT_EQ(dup.error().code, "already_exists");
 }
 
-// Collects informer callbacks and lets the test wait for a condition on them.
-struct recorder {
+// Collects informer callbacks and lets the test wait for a condition on them. Shared with the
+// callbacks, which run on the io thread and may still be running when the test returns.
+struct recorder : std::enable_shared_from_this<recorder> {
   std::mutex m;
   std::condition_variable cv;
   int replaces = 0;
@@ -214,15 +215,15 @@ struct recorder {
 
   informer_callbacks<config_map> callbacks() {
     informer_callbacks<config_map> cb;
-    cb.on_replace = [this](std::vector<config_map>, const std::string&) {
-      std::lock_guard lock(m);
-      ++replaces;
-      cv.notify_all();
+    cb.on_replace = [self = shared_from_this()](std::vector<config_map>, const std::string&) {
+      std::lock_guard lock(self->m);
+      ++self->replaces;
+      self->cv.notify_all();
     };
-    cb.on_event = [this](std::string_view type, config_map c) {
-      std::lock_guard lock(m);
-      events.push_back(std::string(type) + " " + c.metadata.name);
-      cv.notify_all();
+    cb.on_event = [self = shared_from_this()](std::string_view type, config_map c) {
+      std::lock_guard lock(self->m);
+      self->events.push_back(std::string(type) + " " + c.metadata.name);
+      self->cv.notify_all();
     };
     return cb;
   }
@@ -236,37 +237,43 @@ struct recorder {
   }
 };
 
+// Stops an informer on every way out of a test (a failed ASSERT too), so none outlives it.
+struct stop_on_exit {
+  std::shared_ptr<watch_handle> handle;
+  ~stop_on_exit() { handle->stop(); }
+};
+
 TEST_F(KubeSim, aWatchResumesAfterAForcedDisconnectWithoutRelisting) {
   make_namespace("watching");
-  recorder rec;
+  auto rec = std::make_shared<recorder>();
   reflector_options ro;
   ro.initial_backoff = 20ms;
-  auto h = start_informer<config_map>(*client_, "watching", ro, rec.callbacks());
-  ASSERT_TRUE(rec.wait_until([&] { return rec.replaces == 1; }));
+  auto h = start_informer<config_map>(*client_, "watching", ro, rec->callbacks());
+  stop_on_exit stop_h{h};
+  ASSERT_TRUE(rec->wait_until([&] { return rec->replaces == 1; }));
   ASSERT_TRUE(create(cm("watching", "before")).ok());
-  ASSERT_TRUE(rec.wait_until([&] { return rec.saw("ADDED before"); }));
+  ASSERT_TRUE(rec->wait_until([&] { return rec->saw("ADDED before"); }));
   ASSERT_TRUE(control("/sim/v1/watches/drop", "{}").ok());
   ASSERT_TRUE(create(cm("watching", "after")).ok());
-  ASSERT_TRUE(rec.wait_until([&] { return rec.saw("ADDED after"); }));
-  std::lock_guard lock(rec.m);
-  EXPECT_EQ(rec.replaces, 1);  // resumed from its resourceVersion, no new list
-  EXPECT_EQ(std::count(rec.events.begin(), rec.events.end(), "ADDED before"), 1);
-  h->stop();
+  ASSERT_TRUE(rec->wait_until([&] { return rec->saw("ADDED after"); }));
+  std::lock_guard lock(rec->m);
+  EXPECT_EQ(rec->replaces, 1);  // resumed from its resourceVersion, no new list
+  EXPECT_EQ(std::count(rec->events.begin(), rec->events.end(), "ADDED before"), 1);
 }
 
 TEST_F(KubeSim, anExpiredWatchRelistsAndCarriesOn) {
   make_namespace("expiring");
-  recorder rec;
+  auto rec = std::make_shared<recorder>();
   reflector_options ro;
   ro.initial_backoff = 20ms;
-  auto h = start_informer<config_map>(*client_, "expiring", ro, rec.callbacks());
-  ASSERT_TRUE(rec.wait_until([&] { return rec.replaces == 1; }));
+  auto h = start_informer<config_map>(*client_, "expiring", ro, rec->callbacks());
+  stop_on_exit stop_h{h};
+  ASSERT_TRUE(rec->wait_until([&] { return rec->replaces == 1; }));
   ASSERT_TRUE(control("/sim/v1/expire", R"({"count": 1})").ok());
   ASSERT_TRUE(control("/sim/v1/watches/drop", "{}").ok());
-  ASSERT_TRUE(rec.wait_until([&] { return rec.replaces == 2; }));
+  ASSERT_TRUE(rec->wait_until([&] { return rec->replaces == 2; }));
   ASSERT_TRUE(create(cm("expiring", "later")).ok());
-  ASSERT_TRUE(rec.wait_until([&] { return rec.saw("ADDED later"); }));
-  h->stop();
+  ASSERT_TRUE(rec->wait_until([&] { return rec->saw("ADDED later"); }));
 }
 
 TEST_F(KubeSim, anEvictionThatWouldViolateABudgetIsBlockedByPdb) {
@@ -334,11 +341,12 @@ TEST_F(KubeSim, deletePreconditionsGuardAgainstAStaleVersionAndWatchersSeeTheDel
   make_namespace("deleting");
   auto created = create(cm("deleting", "victim"));
   ASSERT_TRUE(created.ok()) << created.error().message;
-  recorder rec;
+  auto rec = std::make_shared<recorder>();
   reflector_options ro;
   ro.field_selector = "metadata.name=victim";
-  auto h = start_informer<config_map>(*client_, "deleting", ro, rec.callbacks());
-  ASSERT_TRUE(rec.wait_until([&] { return rec.replaces == 1; }));
+  auto h = start_informer<config_map>(*client_, "deleting", ro, rec->callbacks());
+  stop_on_exit stop_h{h};
+  ASSERT_TRUE(rec->wait_until([&] { return rec->replaces == 1; }));
   delete_options stale;
   stale.precondition_resource_version = "1";
   stale.propagation_policy = "Background";
@@ -357,8 +365,7 @@ TEST_F(KubeSim, deletePreconditionsGuardAgainstAStaleVersionAndWatchersSeeTheDel
   client_->remove<config_map>({"deleting", "victim"}, current,
                               [&](status s) { d2.set_value(std::move(s)); });
   EXPECT_TRUE(wait(f2).ok());
-  ASSERT_TRUE(rec.wait_until([&] { return rec.saw("DELETED victim"); }));
-  h->stop();
+  ASSERT_TRUE(rec->wait_until([&] { return rec->saw("DELETED victim"); }));
 }
 
 TEST_F(KubeSim, aRotatedTokenFileIsUsedForTheNextRequest) {
