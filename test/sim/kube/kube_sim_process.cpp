@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -53,8 +54,12 @@ command_result run_command(const std::vector<std::string>& argv,
                            const std::vector<std::string>& env, const std::string& input,
                            std::chrono::milliseconds timeout, const output_predicate& until) {
   command_result r;
+  // Close-on-exec: a command started meanwhile from another thread (kubectl drain or a watch
+  // running in the background) must not inherit these pipes, or this command's output would not
+  // reach end-of-file until that other process exits. dup2 clears the flag on 0, 1 and 2.
   int in_pipe[2], out_pipe[2], err_pipe[2];
-  if (pipe(in_pipe) || pipe(out_pipe) || pipe(err_pipe)) return r;
+  if (pipe2(in_pipe, O_CLOEXEC) || pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC))
+    return r;
   std::vector<std::string> envs;
   for (char** e = environ; *e; ++e) {
     std::string s(*e);
@@ -146,7 +151,7 @@ kube_sim_process::kube_sim_process(std::vector<std::string> extra_args) {
                                 "--kubeconfig-out", kubeconfig_};
   for (auto& a : extra_args) argv.push_back(a);
   int out_pipe[2];
-  if (pipe(out_pipe)) {
+  if (pipe2(out_pipe, O_CLOEXEC)) {
     error_ = "pipe failed";
     return;
   }
@@ -200,7 +205,7 @@ command_result kube_sim_process::kubectl(const std::vector<std::string>& args,
   if (!k) return {};
   // A fresh discovery cache per run: kubectl caches discovery for hours, which would hide
   // resources served after a CRD is created.
-  static int runs = 0;
+  static std::atomic<int> runs{0};  // kubectl runs from several threads at once
   std::string cache = dir_ + "/cache-" + std::to_string(++runs);
   std::vector<std::string> argv{*k, "--cache-dir", cache};
   for (const auto& a : args) argv.push_back(a);
