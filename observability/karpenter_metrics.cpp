@@ -103,6 +103,11 @@ karpenter_metrics::karpenter_metrics(prometheus::Registry& r)
       proxmox_latency(histogram(r, "karpenter_proxmox_api_request_duration_seconds",
                                 "Proxmox VE API request latency by region, method and templated "
                                 "path.")),
+      garbage_collection_skipped(
+          counter(r, "karpenter_proxmox_garbage_collection_skipped_total",
+                  "NodeClaims (and whole regions) a garbage collection pass left alone because "
+                  "Proxmox could not say whether their VM exists: a VM whose config could not "
+                  "be read, a host that is offline, a listing that failed.")),
       kpnodes_total(gauge(r, "kpnodes_total", "The total number of kproximate nodes")),
       kpnodes_running(gauge(r, "kpnodes_running", "The number of running kproximate nodes")),
       cpu_provisioned_total(gauge(r, "cpu_provisioned_total", "The total provisioned cpus")),

@@ -69,6 +69,8 @@ struct karpenter_metrics {
   // Proxmox API: requests by region, method, templated path and HTTP code; latency histogram
   prometheus::Family<prometheus::Counter>& proxmox_requests;   // region,method,path,code
   prometheus::Family<prometheus::Histogram>& proxmox_latency;  // region,method,path
+  // Claims and regions a garbage collection pass could not judge (unknown is not gone)
+  prometheus::Family<prometheus::Counter>& garbage_collection_skipped;  // region,reason
 
   // kproximate's gauges, with its names (all gauges, as kproximate has them)
   prometheus::Family<prometheus::Gauge>& kpnodes_total;

@@ -1,21 +1,36 @@
 #pragma once
-// The region actor's typed interface (one actor per Proxmox cluster): launch and delete VMs for
-// NodeClaims, list the VMs this cluster owns (for the garbage collector) and report the
-// inventory (for readiness). Kept apart from messages.hpp so parts merge without conflicts.
+// The region actor's whole interface (one actor per Proxmox cluster, the only door to Proxmox):
+// launch and delete VMs for NodeClaims, list what this cluster owns, report the inventory,
+// release a VM's cloud-init ISO, sync a VM with its node class, learn the VMIDs NodeClaims name,
+// and the template VM work (region_template_messages.hpp). Every message is plain data.
+//
 // Errors are values inside the replies (code + message), never CAF errors, so callers can tell
-// "no capacity" from "template missing" from a Proxmox failure.
+// "no capacity" from "template missing" from a Proxmox failure. Codes:
+// - "no_capacity" (message: the placement reason per host; also the simple IPAM's exhausted
+//   subnet), "template_missing", "invalid_request", "template_error" (the ISO or join command
+//   did not render), "join_failed" (the guest agent never answered, or the join command failed);
+// - "proxmox" (message: the Proxmox error code and text);
+// - "foreign_vm": the VMID holds a VM whose ownership mark does not name this cluster and the
+//   NodeClaim (or template) of the request. Nothing was done to it. The caller treats its own VM
+//   as gone and never touches that one; the caller owning the NodeClaim emits a Warning Event.
+// - "unknown": the VM's ownership could not be read (config read failed, host offline). Nothing
+//   was done; try again later. Never a reason to think the VM is gone.
+// - "not_found" (sync_vm: no such VM), "not_ready" (the VMIDs NodeClaims name are not known
+//   yet: nothing is allocated before they are). No inventory yet is a "proxmox" error.
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include <caf/atom.hpp>
 #include <caf/meta/type_name.hpp>
+#include <caf/optional.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
-#include "core/result.hpp"
+#include "protocol/cloudinit_inspect.hpp"
+#include "protocol/region_error.hpp"
+#include "protocol/region_template_messages.hpp"
 
 namespace kp::protocol {
 
@@ -24,21 +39,8 @@ using vm_delete_atom = caf::atom_constant<caf::atom("vmdelete")>;
 using list_owned_atom = caf::atom_constant<caf::atom("listowned")>;
 using inventory_atom = caf::atom_constant<caf::atom("inventory")>;
 using refresh_atom = caf::atom_constant<caf::atom("refresh")>;
-
-// Error codes in replies: "no_capacity" (message: the placement reason per host),
-// "template_missing", "proxmox" (message: the Proxmox error code and text), "invalid_request",
-// "template_error" (render_iso or render_join failed), "not_found" (sync_vm: no such VM),
-// "join_failed" (the guest agent never answered, or the join command failed). The simple IPAM's
-// failures at launch are "no_capacity" (subnet exhausted) or "invalid_request".
-struct region_error {
-  std::string code;
-  std::string message;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, region_error& x) {
-  return f(caf::meta::type_name("region_error"), x.code, x.message);
-}
+using release_iso_atom = caf::atom_constant<caf::atom("releaseiso")>;
+using sync_vm_atom = caf::atom_constant<caf::atom("syncvm")>;
 
 // One ProxmoxNodeClass securityGroups entry: a rule `type=group, action=<name>, iface=<netN>`.
 struct security_group_rule {
@@ -51,28 +53,20 @@ typename Inspector::result_type inspect(Inspector& f, security_group_rule& x) {
   return f(caf::meta::type_name("security_group_rule"), x.iface, x.group);
 }
 
-// One NIC of a new VM as the region configures it, for cloud-init's .Network: netN, the MAC the
-// region chose (sent in the config call), the ipconfigN written (the simple IPAM's, else the
-// template's, "" when none) and the host bridge's own address and gateway ("" when unknown).
-struct vm_nic {
-  std::uint32_t index = 0;
-  std::string mac;
-  std::string bridge;
-  std::string ipconfig;
-  std::string bridge_cidr;
-  std::string bridge_gateway;
-};
+// --- launch ----------------------------------------------------------------------------------
 
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, vm_nic& x) {
-  return f(caf::meta::type_name("vm_nic"), x.index, x.mac, x.bridge, x.ipconfig, x.bridge_cidr,
-           x.bridge_gateway);
-}
-
+// Makes (or finds and finishes) the VM of a NodeClaim. The launch is a resumable sequence:
+// clone -> ISO upload -> one config write -> disk resize -> firewall -> start. A VM of this
+// cluster marked for the NodeClaim is resumed from its first missing step (each step is read
+// from Proxmox: CD-ROM attached, cores and memory set, disk size, firewall rules, status), so a
+// launch interrupted by a crash or a leader change finishes and never makes a second VM. The
+// reply is ok only once the VM runs (and, with agent_join, the join command exited 0).
+//
+// The region renders the cloud-init (or the join command) itself from the plain plans once it
+// knows the host, VMID and NICs, so a resumed launch renders again for the VM that exists.
 struct launch_request {
   std::string nodeclaim;  // VM name and the mark's nodeclaim=
-  std::string nodepool;
-  std::string cluster_name;  // the mark's cluster=
+  std::string nodepool;   // the mark's nodepool=
   std::string instance_type;
   int vcpus = 1;
   std::uint64_t memory_mib = 1024;
@@ -85,44 +79,32 @@ struct launch_request {
   std::uint64_t min_free_memory_mib = 0;
   bool static_cpu_policy = false;  // NODE_POLICY=static: pin CPUs and bind NUMA nodes
   std::vector<std::string> tags;   // "karpenter" is always added
-  std::string iso;                 // NoCloud ISO bytes; empty = no CD-ROM (or render_iso)
-  // Builds the NoCloud ISO once the VM's region, host and VMID are known (cloud-init names
-  // them: providerID, hostname). Called inside the region actor after the clone, before the
-  // upload; an error fails the launch with code "template_error" and the clone is removed.
-  // Pure (it captures only values). Local messages only: inspect() does not list it.
-  std::function<kp::result<std::string>(const std::string& region, const std::string& zone,
-                                        std::uint32_t vmid)>
-      render_iso;
   // Firewall: with groups, per-VM options (enable) and one group rule each, after the config
   // call (one request for the options, one per group). Empty: no firewall calls.
   std::vector<security_group_rule> security_groups;
   std::string resource_pool;  // the clone's `pool`; "" = none
-  // Like render_iso, also given the VM's NICs (MACs, addresses); used instead of render_iso
-  // when set. Local messages only, like render_iso.
-  std::function<kp::result<std::string>(const std::string& region, const std::string& zone,
-                                        std::uint32_t vmid, const std::vector<vm_nic>& nics)>
-      render_iso_network;
-  // Join through the QEMU guest agent (kproximate's kpQemuExecJoin): when set, after the start
-  // the region polls agent/ping until the guest answers (PROXMOX_START_TIMEOUT, the task poll
-  // intervals), renders the command for the chosen host and VMID and runs it with agent/exec as
-  // `bash -c <command>`, waiting for exec-status to report exit code 0. Any failure fails the
-  // launch with code "join_failed" and the VM is removed. Render errors: "template_error". The
-  // command holds the bootstrap token: it is never logged nor put in an error. Local messages
-  // only, like render_iso.
-  std::function<kp::result<std::string>(const std::string& region, const std::string& zone,
-                                        std::uint32_t vmid)>
-      render_join;
-  // SSH public keys for Proxmox's cloud-init `sshkeys` option in the config call (one per
-  // line, URL-encoded as Proxmox stores it). Empty: the template's stay.
+  // SSH public keys for Proxmox's cloud-init `sshkeys` option in the config call. Empty: the
+  // template's stay.
   std::vector<std::string> ssh_keys;
+  // The VMID of the NodeClaim's providerID, 0 when it has none: a VM the Go provider made there
+  // (no mark, its description, named like the NodeClaim) is adopted as it is.
+  std::uint32_t expected_vmid = 0;
+  // The NoCloud ISO on the CD-ROM (metadataOptions type cdrom). None: no CD-ROM.
+  caf::optional<cloudinit::nocloud_plan> cloud_init;
+  // Join through the QEMU guest agent (kproximate's kpQemuExecJoin): after the start the region
+  // pings agent/ping until the guest answers, then runs the rendered command with agent/exec as
+  // `bash -c <command>` and polls exec-status until it exits 0. The command holds the bootstrap
+  // token: it is never logged nor put in an error.
+  caf::optional<cloudinit::join_plan> agent_join;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, launch_request& x) {
-  return f(caf::meta::type_name("launch_request"), x.nodeclaim, x.nodepool, x.cluster_name,
-           x.instance_type, x.vcpus, x.memory_mib, x.disk_gib, x.zones, x.excluded_zones,
-           x.template_name, x.strategy, x.min_free_cpu, x.min_free_memory_mib, x.static_cpu_policy,
-           x.tags, x.iso, x.security_groups, x.resource_pool, x.ssh_keys);
+  return f(caf::meta::type_name("launch_request"), x.nodeclaim, x.nodepool, x.instance_type,
+           x.vcpus, x.memory_mib, x.disk_gib, x.zones, x.excluded_zones, x.template_name,
+           x.strategy, x.min_free_cpu, x.min_free_memory_mib, x.static_cpu_policy, x.tags,
+           x.security_groups, x.resource_pool, x.ssh_keys, x.expected_vmid, x.cloud_init,
+           x.agent_join);
 }
 
 struct launch_reply {
@@ -132,10 +114,13 @@ struct launch_reply {
   std::string zone;  // the Proxmox host
   std::uint32_t vmid = 0;
   std::string provider_id;  // proxmox://<region>/<vmid>
-  bool adopted = false;     // the VM existed already (same NodeClaim, our mark)
-  std::string affinity;     // host CPUs under the static policy ("" otherwise)
-  std::string ipconfig0;    // the VM's ipconfig0 (the simple IPAM's "ip=10.0.0.7/24,gw=..."), or ""
-  // Guest agent requests of a render_join launch (ping, exec, exec-status), counted apart from
+  bool adopted = false;  // the VM existed already (ours for this NodeClaim, or the Go provider's)
+  // The first step a resumed launch had to do ("upload", "config", "resize", "firewall",
+  // "start", "join"); "" for a new VM or one that was complete.
+  std::string resumed_at;
+  std::string affinity;   // host CPUs under the static policy ("" otherwise)
+  std::string ipconfig0;  // the VM's ipconfig0 (the simple IPAM's "ip=10.0.0.7/24,gw=..."), or ""
+  // Guest agent requests of an agent_join launch (ping, exec, exec-status), counted apart from
   // the creation calls; 0 without a join command.
   std::uint32_t agent_requests = 0;
   bool joined_by_agent = false;  // the join command ran and exited 0
@@ -144,18 +129,25 @@ struct launch_reply {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, launch_reply& x) {
   return f(caf::meta::type_name("launch_reply"), x.ok, x.error, x.region, x.zone, x.vmid,
-           x.provider_id, x.adopted, x.affinity, x.ipconfig0, x.agent_requests, x.joined_by_agent);
+           x.provider_id, x.adopted, x.resumed_at, x.affinity, x.ipconfig0, x.agent_requests,
+           x.joined_by_agent);
 }
 
-// Either vmid (non-zero) or nodeclaim names the VM.
+// --- delete ------------------------------------------------------------------------------------
+
+// Stops and destroys the VM of `nodeclaim` (with its disks and its ISO). With a vmid, that VM,
+// after re-reading its config: it must carry this cluster's mark naming `nodeclaim` (or be the
+// Go provider's VM of that name, unless `collect`), else "foreign_vm". Without a vmid, every VM
+// of this cluster marked for `nodeclaim` (a launch whose reply was lost).
 struct delete_request {
   std::uint32_t vmid = 0;
-  std::string nodeclaim;
+  std::string nodeclaim;  // the expected owner: never empty
+  bool collect = false;   // the garbage collector's: only VMs with our mark, never adopted ones
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, delete_request& x) {
-  return f(caf::meta::type_name("delete_request"), x.vmid, x.nodeclaim);
+  return f(caf::meta::type_name("delete_request"), x.vmid, x.nodeclaim, x.collect);
 }
 
 struct delete_reply {
@@ -169,15 +161,17 @@ typename Inspector::result_type inspect(Inspector& f, delete_reply& x) {
   return f(caf::meta::type_name("delete_reply"), x.ok, x.error, x.already_gone);
 }
 
-// A VM the garbage collector may consider. `collectable` is false for VMs made by the Go
-// provider (no mark, description "Karpenter managed instance..."): adopt, never collect.
+// --- the VMs this cluster owns -----------------------------------------------------------------
+
+// A VM positively known to be ours. `collectable` is false for VMs made by the Go provider (no
+// mark, description "Karpenter managed instance..."): adopt, never collect.
 struct owned_vm {
   std::string nodeclaim;
   std::string nodepool;
   std::uint32_t vmid = 0;
   std::string zone;
   std::string provider_id;
-  std::string status;             // running, stopped, unknown
+  std::string status;             // running, stopped
   std::int64_t created_unix = 0;  // from meta ctime; 0 when unknown
   bool collectable = true;
 };
@@ -187,6 +181,41 @@ typename Inspector::result_type inspect(Inspector& f, owned_vm& x) {
   return f(caf::meta::type_name("owned_vm"), x.nodeclaim, x.nodepool, x.vmid, x.zone, x.provider_id,
            x.status, x.created_unix, x.collectable);
 }
+
+// A VM whose owner could not be read this time (its config read failed, or its host is offline
+// or unknown): it may be ours. Never "gone".
+struct unknown_vm {
+  std::uint32_t vmid = 0;
+  std::string zone;
+  std::string provider_id;
+  std::string reason;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, unknown_vm& x) {
+  return f(caf::meta::type_name("unknown_vm"), x.vmid, x.zone, x.provider_id, x.reason);
+}
+
+// What list_owned_atom answers: only positive knowledge. `fresh` is true when the listing comes
+// from a successful /cluster/resources made after the request arrived; otherwise nothing in it
+// may be read as "missing". A VMID that is neither in `vms` nor in `unknown` (nor on an unknown
+// host) holds no VM of ours.
+struct owned_vm_listing {
+  std::string region;
+  bool fresh = false;
+  std::string detail;  // why it is not fresh
+  std::vector<owned_vm> vms;
+  std::vector<unknown_vm> unknown;
+  std::vector<std::string> unknown_hosts;  // offline or unknown: any VM there may be ours
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, owned_vm_listing& x) {
+  return f(caf::meta::type_name("owned_vm_listing"), x.region, x.fresh, x.detail, x.vms, x.unknown,
+           x.unknown_hosts);
+}
+
+// --- inventory -----------------------------------------------------------------------------------
 
 // Free capacity of one host as placement sees it (reservations of launches in flight included):
 // the provisioner turns these into instance-type offerings per zone.
@@ -226,15 +255,15 @@ typename Inspector::result_type inspect(Inspector& f, region_inventory& x) {
            x.peak_in_flight, x.capacity, x.unusable_hosts);
 }
 
-// After a node initialised: detach the NoCloud CD-ROM (ide2) of the VM and delete its
-// user-data-<vmid>.iso. Counted apart from the creation calls. A VM without our ISO (or gone) is
-// `ok` with `nothing_to_do`. Its own interface, so fakes of region_actor need not handle it;
-// send it through caf::actor_cast<region_iso_actor>(region) (the region actor answers it).
-using release_iso_atom = caf::atom_constant<caf::atom("releaseiso")>;
+// --- after initialization: the cloud-init ISO ------------------------------------------------
 
+// Detach the NoCloud CD-ROM (ide2) of the NodeClaim's VM and delete its ISO, after re-reading
+// the VM's config: its mark must name this cluster and `nodeclaim`, and ide2 must hold the ISO
+// this cluster made for it. Counted apart from the creation calls. A VM without our ISO is `ok`
+// with `nothing_to_do`; a VM that is gone too.
 struct release_iso_request {
   std::uint32_t vmid = 0;
-  std::string nodeclaim;  // for logs and when vmid is 0
+  std::string nodeclaim;  // the expected owner: never empty
 };
 
 template <class Inspector>
@@ -253,21 +282,18 @@ typename Inspector::result_type inspect(Inspector& f, release_iso_reply& x) {
   return f(caf::meta::type_name("release_iso_reply"), x.ok, x.error, x.nothing_to_do);
 }
 
-using region_iso_actor = caf::typed_actor<
-    caf::replies_to<release_iso_atom, release_iso_request>::with<release_iso_reply>>;
+// --- in-place updates ----------------------------------------------------------------------------
 
 // In-place update of a running VM when its node class changes (kpp.md 4.5): tags, firewall
 // group rules and pool membership are compared with the VM's current state and only the
-// differences are written. Tags: "karpenter" is always kept, and so is "go-proxmox+cloud-init"
-// when present. Firewall: group rules are matched by (iface, group); extras are deleted,
-// missing ones added, options enabled when groups are wanted (other rule types are left alone).
-// Pool: resource_pool "" takes the VM out of its pool. Answered by the region actor through
-// caf::actor_cast<region_sync_actor>(region).
-using sync_vm_atom = caf::atom_constant<caf::atom("syncvm")>;
-
+// differences are written, after re-reading its config (the mark must name this cluster and
+// `nodeclaim`, or the VM be the Go provider's of that name). Tags: "karpenter" is always kept,
+// and so is "go-proxmox+cloud-init" when present. Firewall: group rules are matched by (iface,
+// group); extras are deleted, missing ones added, options enabled when groups are wanted (other
+// rule types are left alone). Pool: resource_pool "" takes the VM out of its pool.
 struct sync_vm_request {
   std::uint32_t vmid = 0;
-  std::string nodeclaim;  // for logs and when vmid is 0
+  std::string nodeclaim;  // the expected owner: never empty
   std::vector<std::string> tags;
   std::vector<security_group_rule> security_groups;
   std::string resource_pool;
@@ -292,16 +318,39 @@ typename Inspector::result_type inspect(Inspector& f, sync_vm_reply& x) {
   return f(caf::meta::type_name("sync_vm_reply"), x.ok, x.error, x.changed, x.writes);
 }
 
-using region_sync_actor =
-    caf::typed_actor<caf::replies_to<sync_vm_atom, sync_vm_request>::with<sync_vm_reply>>;
+// --- VMIDs that NodeClaims name ------------------------------------------------------------------
 
-// One per Proxmox cluster. refresh_atom re-reads the inventory now (it also runs on a timer and
-// after each create/delete).
-using region_actor =
-    caf::typed_actor<caf::replies_to<launch_atom, launch_request>::with<launch_reply>,
-                     caf::replies_to<vm_delete_atom, delete_request>::with<delete_reply>,
-                     caf::replies_to<list_owned_atom>::with<std::vector<owned_vm>>,
-                     caf::replies_to<inventory_atom>::with<region_inventory>,
-                     caf::reacts_to<refresh_atom>>;
+// Every VMID of this region named by an existing NodeClaim's providerID (any provider's), sent
+// by the NodeClaim fleet whenever the set changes. Such a VMID is never handed out, even when
+// its VM vanished, while its NodeClaim exists. The region allocates nothing before the first of
+// these arrived; a new sender (a new leader) also makes its next allocation list Proxmox first.
+struct claimed_vmids {
+  std::vector<std::uint32_t> vmids;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, claimed_vmids& x) {
+  return f(caf::meta::type_name("claimed_vmids"), x.vmids);
+}
+
+// --- the interface -----------------------------------------------------------------------------
+
+// refresh_atom re-reads the inventory now (it also runs on a timer and after each create or
+// delete).
+using region_actor = caf::typed_actor<
+    caf::replies_to<launch_atom, launch_request>::with<launch_reply>,
+    caf::replies_to<vm_delete_atom, delete_request>::with<delete_reply>,
+    caf::replies_to<list_owned_atom>::with<owned_vm_listing>,
+    caf::replies_to<inventory_atom>::with<region_inventory>, caf::reacts_to<refresh_atom>,
+    caf::replies_to<release_iso_atom, release_iso_request>::with<release_iso_reply>,
+    caf::replies_to<sync_vm_atom, sync_vm_request>::with<sync_vm_reply>,
+    caf::reacts_to<claimed_vmids>,
+    caf::replies_to<template_atom, template_observe_request>::with<template_observation>,
+    caf::replies_to<template_atom, template_download_request>::with<template_step_reply>,
+    caf::replies_to<template_atom, template_create_request>::with<template_step_reply>,
+    caf::replies_to<template_atom, template_clone_request>::with<template_step_reply>,
+    caf::replies_to<template_atom, template_convert_request>::with<template_step_reply>,
+    caf::replies_to<template_atom, template_retire_request>::with<template_step_reply>,
+    caf::replies_to<template_atom, template_delete_request>::with<template_step_reply>>;
 
 }  // namespace kp::protocol

@@ -91,10 +91,15 @@ std::vector<vm_garbage> orphan_vms(const protocol::cluster_snapshot& snapshot,
 
 std::vector<claim_garbage> lost_claims(const protocol::cluster_snapshot& snapshot,
                                        const std::vector<region_listing>& listings,
-                                       const gc_clock& clock) {
+                                       const gc_clock& clock, std::vector<gc_skip>* skipped) {
   std::vector<claim_garbage> out;
   // Unsynced, a Node may look missing only because it has not been listed yet.
   if (!snapshot.synced || !snapshot.node_claims) return out;
+  auto skip = [&](const std::string& region, const std::string& claim, std::string reason,
+                  std::string detail) {
+    if (skipped)
+      skipped->push_back({region, "nodeclaim " + claim, std::move(reason), std::move(detail)});
+  };
   for (const auto& [name, claim] : *snapshot.node_claims) {
     if (claim->metadata.deletion_timestamp) continue;
     const auto* launched = find_condition(claim->status.conditions, "Launched");
@@ -103,21 +108,37 @@ std::vector<claim_garbage> lost_claims(const protocol::cluster_snapshot& snapsho
     if (!id) continue;  // another provider's claim, or not launched by us
     auto listing = std::find_if(listings.begin(), listings.end(),
                                 [&](const region_listing& l) { return l.region == id->region; });
-    // Only a region that answered with a current inventory can prove a VM missing.
+    // Only a region that answered with a fresh listing can prove a VM missing.
     if (listing == listings.end() || !listing->listed) continue;
     auto since = kube::parse_rfc3339_ms(launched->last_transition_time);
     if (!since) since = kube::parse_rfc3339_ms(claim->metadata.creation_timestamp);
     if (!since || clock.now_ms - *since < clock.claim_grace_ms) continue;
+    // Ours at that VMID and for this claim (a VM there marked for another claim is not it).
     bool present =
-        std::any_of(listing->vms.begin(), listing->vms.end(),
-                    [&](const protocol::owned_vm& vm) { return where(*listing, vm) == *id; });
+        std::any_of(listing->vms.begin(), listing->vms.end(), [&](const protocol::owned_vm& vm) {
+          return where(*listing, vm) == *id && vm.nodeclaim == claim->metadata.name;
+        });
     if (present) continue;
+    // Unknown is not gone: a VM whose owner could not be read, or a host that does not answer.
+    auto unknown = std::find_if(listing->unknown.begin(), listing->unknown.end(),
+                                [&](const protocol::unknown_vm& u) { return u.vmid == id->vmid; });
+    if (unknown != listing->unknown.end()) {
+      skip(id->region, name, "vm_unknown", unknown->reason);
+      continue;
+    }
+    auto zone = claim->metadata.labels.find("topology.kubernetes.io/zone");
+    if (zone != claim->metadata.labels.end() &&
+        std::find(listing->unknown_hosts.begin(), listing->unknown_hosts.end(), zone->second) !=
+            listing->unknown_hosts.end()) {
+      skip(id->region, name, "host_unknown", "host " + zone->second + " is not online");
+      continue;
+    }
     const auto* node = node_of(snapshot, *claim);
     if (node && node_ready(*node)) continue;  // a Ready Node says the machine is there
     out.push_back({name, claim->metadata.uid, label_of(claim->metadata, "karpenter.sh/nodepool"),
                    label_of(claim->metadata, "karpenter.sh/capacity-type"),
                    claim->status.provider_id,
-                   "VM " + claim->status.provider_id + " is missing from region " + id->region});
+                   "VM " + claim->status.provider_id + " is gone from region " + id->region});
   }
   return out;
 }

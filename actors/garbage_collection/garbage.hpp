@@ -4,8 +4,10 @@
 // - orphan VMs: marked for this cluster, collectable (not the Go provider's), older than the
 //   grace period, and no NodeClaim of that name (or the NodeClaim names another VM);
 // - lost NodeClaims (Karpenter's nodeclaim.garbagecollection): launched, not deleting, older
-//   than the grace period, whose VM is missing from its region's successful listing and whose
-//   Node is missing or not Ready;
+//   than the grace period, whose VM is positively gone from its region's fresh listing (no VM
+//   of ours for that NodeClaim at its VMID: none at all, or one marked for another NodeClaim,
+//   or another cluster's or nobody's) and whose Node is missing or not Ready. A VMID whose VM
+//   is unknown (config unreadable, host offline) proves nothing: that claim is skipped;
 // - bootstrap token Secrets whose expiration passed or whose NodeClaim is gone.
 // Decisions that rely on the absence of an object require a synced snapshot.
 #include <cstdint>
@@ -20,8 +22,19 @@ namespace kp::actors::garbage_collection {
 
 struct region_listing {
   std::string region;
-  bool listed = false;  // the region answered with a current inventory
+  bool listed = false;  // the region answered with a fresh listing
   std::vector<protocol::owned_vm> vms;
+  std::vector<protocol::unknown_vm> unknown;
+  std::vector<std::string> unknown_hosts;
+};
+
+// A claim or VM a pass could not judge: an unknown VM, or a region with no fresh listing.
+struct gc_skip {
+  std::string region;
+  std::string what;    // "nodeclaim <name>" or "region"
+  std::string reason;  // "vm_unknown", "host_unknown", "listing_not_fresh"
+  std::string detail;
+  friend bool operator==(const gc_skip&, const gc_skip&) = default;
 };
 
 struct gc_clock {
@@ -67,9 +80,11 @@ std::vector<vm_garbage> orphan_vms(const protocol::cluster_snapshot& snapshot,
                                    const std::map<std::string, std::int64_t>& first_seen_ms,
                                    const gc_clock& clock);
 
+// `skipped` (optional) gets the claims that could not be judged this pass.
 std::vector<claim_garbage> lost_claims(const protocol::cluster_snapshot& snapshot,
                                        const std::vector<region_listing>& listings,
-                                       const gc_clock& clock);
+                                       const gc_clock& clock,
+                                       std::vector<gc_skip>* skipped = nullptr);
 
 std::vector<secret_garbage> stale_bootstrap_tokens(const protocol::cluster_snapshot& snapshot,
                                                    const gc_clock& clock);

@@ -48,7 +48,7 @@ using self_ptr = impl_actor::stateful_pointer<gc_state>;
 
 template <class T>
 std::function<void(T)> back(self_ptr self, std::function<void(T)> f) {
-  return resume_in<T>(caf::actor_cast<impl_actor>(self), std::move(f));
+  return resume_in<T>(impl_actor{self}, std::move(f));
 }
 
 std::int64_t ms_of(config::duration d) {
@@ -56,6 +56,18 @@ std::int64_t ms_of(config::duration d) {
 }
 
 void run_pass(self_ptr self);
+
+// Something this pass could not judge: a debug line and the skip metric, nothing else.
+void skipped(self_ptr self, const gc_skip& s) {
+  auto& st = self->state;
+  st.log.debug(
+      "garbage collection skipped: Proxmox cannot tell whether the VM exists",
+      {{"region", s.region}, {"what", s.what}, {"reason", s.reason}, {"detail", s.detail}});
+  if (st.ctx.metrics) {
+    st.ctx.metrics->garbage_collection_skipped.Add({{"region", s.region}, {"reason", s.reason}})
+        .Increment();
+  }
+}
 
 void delete_orphan(self_ptr self, const vm_garbage& g) {
   auto& st = self->state;
@@ -68,6 +80,8 @@ void delete_orphan(self_ptr self, const vm_garbage& g) {
                                      {"reason", g.reason}});
   protocol::delete_request req;
   req.vmid = g.vmid;
+  req.nodeclaim = g.nodeclaim;  // the region checks the mark still names it
+  req.collect = true;           // never an adopted (Go provider's) VM
   self->request(region->second, delete_timeout, protocol::vm_delete_atom::value, req)
       .then(
           [self, key, g](protocol::delete_reply& reply) {
@@ -177,7 +191,9 @@ void finish_pass(self_ptr self, const std::vector<region_listing>& listings) {
     for (const auto& g : orphan_vms(*st.snap, listings, st.first_seen, clock)) {
       delete_orphan(self, g);
     }
-    for (const auto& g : lost_claims(*st.snap, listings, clock)) delete_claim(self, g);
+    std::vector<gc_skip> skips;
+    for (const auto& g : lost_claims(*st.snap, listings, clock, &skips)) delete_claim(self, g);
+    for (const auto& s : skips) skipped(self, s);
     for (const auto& g : stale_bootstrap_tokens(*st.snap, clock)) delete_token(self, g);
   }
   ++st.passes;
@@ -210,34 +226,26 @@ void run_pass(self_ptr self) {
   };
   for (const auto& [name, region] : st.ctx.regions) {
     auto index = p->listings.size();
-    p->listings.push_back({name, false, {}});
-    auto failed = [self, p, index, arrived](caf::error& e) {
-      self->state.log.warn(
-          "listing the region's VMs failed",
-          {{"region", p->listings[index].region}, {"error", self->system().render(e)}});
-      arrived();
-    };
-    auto handle = region;
+    p->listings.push_back({name, false, {}, {}, {}});
     self->request(region, list_timeout, protocol::list_owned_atom::value)
         .then(
-            [self, p, index, arrived, failed, handle](std::vector<protocol::owned_vm>& vms) {
-              p->listings[index].vms = std::move(vms);
-              // The listing counts only when the region's last refresh of Proxmox succeeded:
-              // a stale inventory must never prove a VM missing.
-              self->request(handle, list_timeout, protocol::inventory_atom::value)
-                  .then(
-                      [self, p, index, arrived](protocol::region_inventory& inv) {
-                        p->listings[index].listed = inv.refreshed && inv.detail.empty();
-                        if (!p->listings[index].listed) {
-                          self->state.log.warn(
-                              "region inventory is not current; skipping it",
-                              {{"region", p->listings[index].region}, {"detail", inv.detail}});
-                        }
-                        arrived();
-                      },
-                      failed);
+            [self, p, index, arrived](protocol::owned_vm_listing& listing) {
+              auto& l = p->listings[index];
+              // Only a fresh listing proves anything missing; otherwise the region is skipped.
+              l.listed = listing.fresh;
+              l.vms = std::move(listing.vms);
+              l.unknown = std::move(listing.unknown);
+              l.unknown_hosts = std::move(listing.unknown_hosts);
+              if (!l.listed) {
+                skipped(self, {l.region, "region", "listing_not_fresh", listing.detail});
+              }
+              arrived();
             },
-            failed);
+            [self, p, index, arrived](caf::error& e) {
+              skipped(self, {p->listings[index].region, "region", "listing_not_fresh",
+                             self->system().render(e)});
+              arrived();
+            });
   }
 }
 
@@ -270,7 +278,7 @@ impl_actor::behavior_type gc_behavior(self_ptr self, controller_context ctx) {
 protocol::garbage_collector_actor spawn_garbage_collector(caf::actor_system& system,
                                                           const controller_context& ctx) {
   auto impl = system.spawn(gc_behavior, ctx);
-  return caf::actor_cast<protocol::garbage_collector_actor>(impl);
+  return impl;
 }
 
 }  // namespace kp::actors

@@ -4,7 +4,6 @@
 #include <limits>
 
 #include "actors/nodeclaim/agent_join.hpp"
-#include "core/cloudinit/nocloud_iso.hpp"
 #include "core/model/quantity.hpp"
 
 namespace kp::actors::nodeclaim {
@@ -55,20 +54,6 @@ const kube::node_selector_requirement* requirement(const kube::node_claim& claim
     if (r.key == key) return &r;
   }
   return nullptr;
-}
-
-// "ip=10.0.0.7/24,gw=10.0.0.1" -> {ip, gw}. The region wrote it (it parsed it before), so a
-// plain split is enough here and keeps this library free of the IPAM's.
-std::map<std::string, std::string> ipconfig_keys(std::string_view text) {
-  std::map<std::string, std::string> out;
-  while (!text.empty()) {
-    auto comma = text.find(',');
-    auto item = text.substr(0, comma);
-    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
-    auto eq = item.find('=');
-    if (eq != std::string_view::npos) out[std::string(item.substr(0, eq))] = item.substr(eq + 1);
-  }
-  return out;
 }
 
 std::vector<protocol::security_group_rule> security_groups_of(
@@ -277,12 +262,12 @@ kube::resource_list to_kube(const model::resource_list& resources) {
   return out;
 }
 
-iso_plan make_iso_plan(const kube::node_claim& claim, const kube::proxmox_node_class& node_class,
-                       const instance_types::instance_type& type, std::string bootstrap_token,
-                       std::string endpoint, std::string ca_pem, std::string kubernetes_version) {
-  iso_plan plan;
-  plan.type = type;
-  plan.kubelet = node_class.spec.kubelet;
+cloudinit::nocloud_plan make_iso_plan(const kube::node_claim& claim,
+                                      const kube::proxmox_node_class& node_class,
+                                      const instance_types::instance_type& type,
+                                      std::string bootstrap_token, std::string endpoint,
+                                      std::string ca_pem, std::string kubernetes_version) {
+  cloudinit::nocloud_plan plan;
   auto& in = plan.inputs;
   in.hostname = claim.metadata.name;
   in.instance_type = type.name;
@@ -295,68 +280,15 @@ iso_plan make_iso_plan(const kube::node_claim& claim, const kube::proxmox_node_c
   in.bootstrap_token = std::move(bootstrap_token);
   in.endpoint = std::move(endpoint);
   for (const auto& [k, v] : claim.metadata.labels) in.node_labels[k] = v;
-  plan.register_taints = claim.spec.taints;
-  for (const auto& t : claim.spec.startup_taints) plan.register_taints.push_back(t);
-  return plan;
-}
-
-result<std::string> render_iso(const iso_plan& plan, const std::string& region,
-                               const std::string& zone, std::uint32_t vmid) {
-  return render_iso(plan, region, zone, vmid, {});
-}
-
-std::vector<cloudinit::network_interface_data> network_of(
-    const std::vector<protocol::vm_nic>& nics) {
-  std::vector<cloudinit::network_interface_data> out;
-  for (const auto& nic : nics) {
-    cloudinit::network_interface_data d;
-    d.name = "eth" + std::to_string(nic.index);
-    d.mac = nic.mac;
-    d.node_address4 = nic.bridge_cidr;
-    d.node_gateway4 = nic.bridge_gateway;
-    auto config = ipconfig_keys(nic.ipconfig);
-    if (auto ip = config.find("ip"); ip != config.end() && ip->second != "dhcp") {
-      d.dhcp4 = false;
-      d.address4.push_back(ip->second);
-    }
-    d.gateway4 = config["gw"];
-    if (auto ip6 = config.find("ip6"); ip6 != config.end()) {
-      if (ip6->second == "dhcp") {
-        d.dhcp6 = true;
-      } else if (ip6->second == "auto") {
-        d.slaac = true;
-      } else {
-        d.address6.push_back(ip6->second);
-      }
-    }
-    d.gateway6 = config["gw6"];
-    out.push_back(std::move(d));
-  }
-  return out;
-}
-
-void attach_iso(protocol::launch_request& request, std::shared_ptr<const iso_plan> plan) {
-  request.render_iso = [plan](const std::string& region, const std::string& zone,
-                              std::uint32_t vmid) { return render_iso(*plan, region, zone, vmid); };
-  request.render_iso_network = [plan](const std::string& region, const std::string& zone,
-                                      std::uint32_t vmid,
-                                      const std::vector<protocol::vm_nic>& nics) {
-    return render_iso(*plan, region, zone, vmid, nics);
-  };
-}
-
-result<std::string> render_iso(const iso_plan& plan, const std::string& region,
-                               const std::string& zone, std::uint32_t vmid,
-                               const std::vector<protocol::vm_nic>& nics) {
-  auto in = plan.inputs;
-  if (!nics.empty()) in.interfaces = network_of(nics);
-  in.instance_id = std::to_string(vmid);
-  in.provider_id = protocol::format_provider_id(region, vmid);
-  in.region = region;
-  in.zone = zone;
-  in.kubelet = cloudinit::kubelet_defaults_for(plan.type, in.provider_id);
-  if (plan.kubelet) {
-    const auto& k = *plan.kubelet;
+  in.node_labels[instance_type_label] = type.name;
+  in.node_labels[capacity_type_label] = "on-demand";
+  in.node_labels[instance_family_label] = type.family;
+  in.node_labels[node_class_label] = node_class.metadata.name;
+  // The kubelet: the type's reserved resources and maxPods, then the node class's settings; the
+  // region fills in the providerID.
+  in.kubelet = cloudinit::kubelet_defaults_for(type, "");
+  if (node_class.spec.kubelet) {
+    const auto& k = *node_class.spec.kubelet;
     if (!k.cpu_manager_policy.empty()) in.kubelet.cpu_manager_policy = k.cpu_manager_policy;
     if (k.cpu_cfs_quota) in.kubelet.cpu_cfs_quota = k.cpu_cfs_quota;
     if (!k.topology_manager_policy.empty())
@@ -377,22 +309,16 @@ result<std::string> render_iso(const iso_plan& plan, const std::string& region,
     if (k.max_pods) in.kubelet.max_pods = static_cast<int>(*k.max_pods);
     if (k.fail_swap_on) in.kubelet.fail_swap_on = k.fail_swap_on;
   }
-  for (const auto& t : plan.register_taints) {
+  auto register_taints = claim.spec.taints;
+  for (const auto& t : claim.spec.startup_taints) register_taints.push_back(t);
+  for (const auto& t : register_taints) {
     bool present = false;
     for (const auto& have : in.kubelet.register_with_taints) {
       present = present || (have.key == t.key && have.effect == t.effect);
     }
     if (!present) in.kubelet.register_with_taints.push_back({t.key, t.value, t.effect});
   }
-  in.node_labels[zone_label] = zone;
-  in.node_labels[region_label] = region;
-  in.node_labels[instance_type_label] = plan.type.name;
-  in.node_labels[capacity_type_label] = "on-demand";
-  in.node_labels[instance_family_label] = plan.type.family;
-  in.node_labels[node_class_label] = in.node_class;
-  auto files = cloudinit::render_cloud_init(plan.sources, in);
-  if (!files) return files.error();
-  return cloudinit::write_nocloud_iso(*files);
+  return plan;
 }
 
 }  // namespace kp::actors::nodeclaim

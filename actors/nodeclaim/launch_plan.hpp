@@ -9,8 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/cloudinit/render_cloud_init.hpp"
-#include "core/cloudinit/template_data.hpp"
+#include "core/cloudinit/vm_render.hpp"
 #include "core/instance_types/instance_type.hpp"
 #include "core/result.hpp"
 #include "protocol/cluster_snapshot.hpp"
@@ -72,39 +71,17 @@ std::map<std::string, std::string> launch_labels(const kube::node_claim& claim,
 
 kube::resource_list to_kube(const model::resource_list& resources);
 
-// Everything cloud-init needs except what only the region knows (host, VMID).
-struct iso_plan {
-  cloudinit::template_sources sources;  // empty documents: the built-in defaults
-  cloudinit::cloud_init_inputs inputs;  // hostname, token, endpoint, CA, labels, values...
-  instance_types::instance_type type;
-  std::optional<kube::kubelet_configuration> kubelet;
-  std::vector<kube::taint> register_taints;  // claim taints + startup taints
-};
-
-// Fills the inputs for the claim (hostname, instance type, resources, tags, node class, CA,
-// endpoint, version, token, labels) and the taints it registers with.
-iso_plan make_iso_plan(const kube::node_claim& claim, const kube::proxmox_node_class& node_class,
-                       const instance_types::instance_type& type, std::string bootstrap_token,
-                       std::string endpoint, std::string ca_pem, std::string kubernetes_version);
-
-// Renders the ISO for the VM once the region, host and VMID are known.
-result<std::string> render_iso(const iso_plan& plan, const std::string& region,
-                               const std::string& zone, std::uint32_t vmid);
-
-// The same with the VM's NICs as the region configures them: .Network.Interfaces gets eth<N>
-// per netN with its MAC, static addresses and gateways from its ipconfig (the simple IPAM's),
-// DHCP otherwise, and the host bridge's address; the network-config document is rendered.
-result<std::string> render_iso(const iso_plan& plan, const std::string& region,
-                               const std::string& zone, std::uint32_t vmid,
-                               const std::vector<protocol::vm_nic>& nics);
-
-// The cloud-init network data of the VM's NICs (exposed for tests).
-std::vector<cloudinit::network_interface_data> network_of(
-    const std::vector<protocol::vm_nic>& nics);
-
-// Sets the launch request's ISO renderers (both, so any region actor can use them) to render
-// `plan` once the region knows host, VMID and NICs.
-void attach_iso(protocol::launch_request& request, std::shared_ptr<const iso_plan> plan);
+// Everything the NoCloud ISO is rendered from except what only the region knows (host, VMID,
+// NICs): the claim's hostname, instance type, resources, tags, node class, CA, endpoint, version,
+// token, labels (zone and region follow the placement), and the kubelet configuration (the
+// type's reserved resources and maxPods, the node class's kubelet settings, the claim's taints
+// and startup taints to register with). The actor adds the template Secrets and values; the
+// region renders it (cloudinit::render_nocloud_iso).
+cloudinit::nocloud_plan make_iso_plan(const kube::node_claim& claim,
+                                      const kube::proxmox_node_class& node_class,
+                                      const instance_types::instance_type& type,
+                                      std::string bootstrap_token, std::string endpoint,
+                                      std::string ca_pem, std::string kubernetes_version);
 
 // The node class's part of a launch request: placement strategy (zoneBalance), excluded zones,
 // minFreeCPU/minFreeMemory, the boot disk size (bootDevice.size, "30G"/"30Gi" = 30 GiB, T/Ti =

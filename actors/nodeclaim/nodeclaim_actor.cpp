@@ -74,11 +74,11 @@ using self_ptr = impl_actor::stateful_pointer<claim_state>;
 
 template <class T>
 std::function<void(result<T>)> in_actor(self_ptr self, std::function<void(result<T>)> f) {
-  return resume_in<result<T>>(caf::actor_cast<impl_actor>(self), std::move(f));
+  return resume_in<result<T>>(impl_actor{self}, std::move(f));
 }
 
 std::function<void(status)> in_actor_status(self_ptr self, std::function<void(status)> f) {
-  return resume_in<status>(caf::actor_cast<impl_actor>(self), std::move(f));
+  return resume_in<status>(impl_actor{self}, std::move(f));
 }
 
 std::int64_t rv_number(const std::string& rv) {
@@ -125,6 +125,16 @@ std::string label_of(const kube::node_claim& claim, const char* key) {
 }
 
 void reconcile(self_ptr self);
+
+// Every request to the region has a deadline. A launch's answer comes once the VM runs, so it
+// may take as long as LAUNCH_TIMEOUT; a request that times out is asked again later and joins
+// the launch still under way in the region.
+std::chrono::milliseconds launch_request_timeout(const claim_state& st) {
+  return std::max<std::chrono::milliseconds>(
+      std::chrono::minutes(1),
+      std::chrono::duration_cast<std::chrono::milliseconds>(st.ctx.settings.launch_timeout));
+}
+constexpr auto region_request_timeout = std::chrono::minutes(5);
 
 void schedule_retry(self_ptr self) {
   auto& st = self->state;
@@ -238,6 +248,8 @@ std::string reason_for(const std::string& code) {
   if (code == "invalid_request") return "InvalidRequest";
   if (code == "invalid_node_class") return "InvalidNodeClass";
   if (code == "join_failed") return "JoinFailed";
+  if (code == "unknown") return "ProxmoxStateUnknown";
+  if (code == "not_ready") return "RegionNotReady";
   return "LaunchFailed";
 }
 
@@ -484,17 +496,19 @@ void launch(self_ptr self, const kube::node_claim& claim) {
                               "node class " + nc.metadata.name + ": " + files.error().message);
                 return;
               }
-              auto plan = std::make_shared<iso_plan>(
-                  make_iso_plan(claim, nc, type, token, st.ctx.cluster_endpoint,
-                                st.ctx.cluster_ca_pem, st.ctx.kubernetes_version));
-              plan->sources = files->sources;
-              plan->inputs.values = files->values;
+              auto plan = make_iso_plan(claim, nc, type, token, st.ctx.cluster_endpoint,
+                                        st.ctx.cluster_ca_pem, st.ctx.kubernetes_version);
+              plan.sources = files->sources;
+              plan.inputs.values = files->values;
               if (nc.spec.metadata.type == "cdrom") {
-                add_ssh_keys_to_values(plan->inputs.values, nc.spec.ssh_keys);
+                add_ssh_keys_to_values(plan.inputs.values, nc.spec.ssh_keys);
               }
-              // A template that cannot render fails here, before a VM is cloned to be removed.
+              // A sample placement: a template that cannot render fails here, before a VM is
+              // cloned to be removed.
+              cloudinit::vm_placement sample{
+                  region, "zone", 1, protocol::format_provider_id(region, 1), {}};
               if (nc.spec.metadata.type == "cdrom") {
-                if (auto trial = render_iso(*plan, region, "zone", 1); !trial) {
+                if (auto trial = cloudinit::render_nocloud_iso(plan, sample); !trial) {
                   st.busy = false;
                   create_failed(self, claim, started, "template_error",
                                 "node class " + nc.metadata.name + ": " + trial.error().message);
@@ -505,13 +519,18 @@ void launch(self_ptr self, const kube::node_claim& claim) {
               protocol::launch_request req;
               req.nodeclaim = claim.metadata.name;
               req.nodepool = nodepool_of(claim);
-              req.cluster_name = st.ctx.cluster_name;
               req.instance_type = type.name;
               req.vcpus = static_cast<int>(type.vm_cpus);
               req.memory_mib = static_cast<std::uint64_t>(type.vm_memory_bytes >> 20);
               req.zones = zones.allowed;
               req.excluded_zones = zones.excluded;
               req.template_name = template_name;
+              // The VM the claim names already (the Go provider's, or ours before a restart):
+              // the region adopts or resumes it instead of making another.
+              if (auto named = parse_provider_id(claim.status.provider_id);
+                  named && named->region == region) {
+                req.expected_vmid = named->vmid;
+              }
               // Placement strategy, host filters, disk size, tags, firewall and pool.
               if (auto applied = apply_node_class(req, nc); !applied) {
                 st.busy = false;
@@ -519,22 +538,24 @@ void launch(self_ptr self, const kube::node_claim& claim) {
                               "node class " + nc.metadata.name + ": " + applied.error().message);
                 return;
               }
-              if (nc.spec.metadata.type == "cdrom") attach_iso(req, plan);
+              if (nc.spec.metadata.type == "cdrom") req.cloud_init = std::move(plan);
               if (nc.spec.metadata.type == "guestAgent") {
                 // kproximate's kpQemuExecJoin: no ISO; the region runs the rendered command
                 // through the guest agent once the VM answers.
-                auto join = std::make_shared<join_plan>(
+                auto join =
                     make_join_plan(claim, nc, type.name, type.family, token,
-                                   st.ctx.cluster_endpoint, st.ctx.cluster_ca_pem, files->values));
-                if (auto trial = render_join(*join, region, "zone", 1); !trial) {
+                                   st.ctx.cluster_endpoint, st.ctx.cluster_ca_pem, files->values);
+                if (auto trial = cloudinit::render_join_command(join, sample); !trial) {
                   st.busy = false;
                   create_failed(self, claim, started, "template_error", trial.error().message);
                   return;
                 }
-                attach_join(req, join);
+                req.agent_join = std::move(join);
               }
               auto target = st.ctx.regions.at(region);
-              self->request(target, caf::infinite, protocol::launch_atom::value, std::move(req))
+              // The region's answer comes after the VM runs (or after its own task deadlines).
+              self->request(target, launch_request_timeout(st), protocol::launch_atom::value,
+                            std::move(req))
                   .then(
                       [self, claim, nc, template_name, type,
                        started](protocol::launch_reply& reply) {
@@ -570,16 +591,6 @@ void launch(self_ptr self, const kube::node_claim& claim) {
                       });
             });
       });
-}
-
-// A claim with a providerID but no Launched=True: made by the Go provider (or by us before a
-// restart). The VM exists; take it as launched without a new clone.
-void adopt(self_ptr self, const kube::node_claim& claim) {
-  kube::node_claim copy = claim;
-  set_condition(copy.status.conditions, "Launched", "True", "Launched", "adopted existing VM",
-                now_rfc3339(self->state), claim.metadata.generation);
-  self->state.busy = true;
-  write_status(self, std::move(copy), [self](bool ok) { phase_done(self, ok); });
 }
 
 // --- registration --------------------------------------------------------------------------------
@@ -727,6 +738,18 @@ void do_initialize(self_ptr self, const kube::node_claim& claim) {
       }));
 }
 
+// The region refused to touch the VM the claim names: its VMID holds a VM that is not this
+// claim's (ours vanished and someone reused the id). Treated as gone for this claim, never
+// touched; said once on the claim.
+void foreign_vm(self_ptr self, const std::string& what, const std::string& message) {
+  auto& st = self->state;
+  st.log.warn("the VM the claim names is not its own; leaving it untouched",
+              {{"nodeclaim", st.claim_name}, {"while", what}, {"reason", message}});
+  if (const auto* claim = current_claim(st)) {
+    event(st, *claim, "Warning", "ForeignVM", message);
+  }
+}
+
 void release_iso(self_ptr self, const kube::node_claim& claim) {
   auto& st = self->state;
   auto ref = parse_provider_id(claim.status.provider_id);
@@ -739,13 +762,13 @@ void release_iso(self_ptr self, const kube::node_claim& claim) {
   req.vmid = ref->vmid;
   req.nodeclaim = claim.metadata.name;
   st.busy = true;
-  auto iso_handle = caf::actor_cast<protocol::region_iso_actor>(region->second);
-  self->request(iso_handle, caf::infinite, protocol::release_iso_atom::value, req)
+  self->request(region->second, region_request_timeout, protocol::release_iso_atom::value, req)
       .then(
           [self](protocol::release_iso_reply& reply) {
             auto& st = self->state;
             st.busy = false;
-            if (reply.ok) {
+            if (reply.ok || reply.error.code == "foreign_vm") {
+              if (!reply.ok) foreign_vm(self, "releasing the cloud-init ISO", reply.error.message);
               st.iso_released = true;
               st.retry.reset();
               return;
@@ -773,13 +796,17 @@ void sync_with_node_class(self_ptr self, const kube::node_claim& claim) {
   auto version = nc->metadata.uid + "/" + std::to_string(nc->metadata.generation);
   if (version == st.synced_node_class) return;
   st.busy = true;
-  auto sync = caf::actor_cast<protocol::region_sync_actor>(region->second);
-  self->request(sync, std::chrono::minutes(5), protocol::sync_vm_atom::value,
+  self->request(region->second, region_request_timeout, protocol::sync_vm_atom::value,
                 sync_request_for(ref->vmid, claim.metadata.name, *nc))
       .then(
           [self, version](protocol::sync_vm_reply& reply) {
             auto& st = self->state;
             st.busy = false;
+            if (reply.error.code == "foreign_vm") {
+              foreign_vm(self, "syncing the VM with its node class", reply.error.message);
+              st.synced_node_class = version;  // nothing of ours to sync there
+              return;
+            }
             if (!reply.ok) {
               st.log.warn("syncing the VM with its node class failed",
                           {{"nodeclaim", st.claim_name}, {"error", reply.error.message}});
@@ -893,10 +920,6 @@ void reconcile(self_ptr self) {
   const auto& c = claim->status.conditions;
   if (!condition_is_true(c, "Launched")) {
     if (st.retry_pending) return;
-    if (!claim->status.provider_id.empty() && !st.launched) {
-      adopt(self, *claim);
-      return;
-    }
     launch(self, *claim);
     return;
   }
@@ -939,7 +962,7 @@ impl_actor::behavior_type claim_behavior(self_ptr self, controller_context ctx, 
 protocol::nodeclaim_actor spawn_nodeclaim_actor(caf::actor_system& system,
                                                 const controller_context& ctx, std::string name) {
   auto impl = system.spawn(claim_behavior, ctx, std::move(name));
-  return caf::actor_cast<protocol::nodeclaim_actor>(impl);
+  return impl;
 }
 
 }  // namespace kp::actors::nodeclaim

@@ -2,6 +2,7 @@
 // the others down) and are told to exit when the fleet goes (the state's destructor).
 #include "actors/nodeclaim/nodeclaim_fleet.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include <caf/all.hpp>
@@ -20,6 +21,7 @@ struct child {
 struct fleet_state {
   controller_context ctx;
   std::map<std::string, child> children;
+  std::map<std::string, std::vector<std::uint32_t>> claimed;  // region -> VMIDs last sent
 
   ~fleet_state() {
     for (auto& [name, c] : children) {
@@ -33,6 +35,29 @@ struct fleet_state {
 
 using fleet_ptr = protocol::nodeclaim_fleet_actor::stateful_pointer<fleet_state>;
 
+// Tells each region the VMIDs NodeClaims name (any NodeClaim's providerID, launched or not, ours
+// or another provider's), whenever they change: the region never hands out such a VMID, even
+// when its VM vanished, and allocates nothing before it knows them.
+void send_claimed_vmids(fleet_ptr self, const protocol::cluster_snapshot& snapshot) {
+  auto& st = self->state;
+  std::map<std::string, std::vector<std::uint32_t>> claimed;
+  for (const auto& [name, region] : st.ctx.regions) claimed[name];
+  if (snapshot.node_claims) {
+    for (const auto& [key, claim] : *snapshot.node_claims) {
+      (void)key;
+      auto id = claim ? protocol::parse_provider_id(claim->status.provider_id) : std::nullopt;
+      if (id && claimed.count(id->region) != 0) claimed[id->region].push_back(id->vmid);
+    }
+  }
+  for (auto& [name, vmids] : claimed) {
+    std::sort(vmids.begin(), vmids.end());
+    auto sent = st.claimed.find(name);
+    if (sent != st.claimed.end() && sent->second == vmids) continue;
+    st.claimed[name] = vmids;
+    self->send(st.ctx.regions.at(name), protocol::claimed_vmids{vmids});
+  }
+}
+
 protocol::nodeclaim_fleet_actor::behavior_type fleet_behavior(fleet_ptr self,
                                                               controller_context ctx) {
   self->state.ctx = std::move(ctx);
@@ -41,6 +66,7 @@ protocol::nodeclaim_fleet_actor::behavior_type fleet_behavior(fleet_ptr self,
         auto& st = self->state;
         // Before every informer listed once, a missing node class or Node proves nothing.
         if (!snapshot || !snapshot->synced) return;
+        send_claimed_vmids(self, *snapshot);
         std::map<std::string, std::string> present;  // name -> uid
         if (snapshot->node_claims) {
           for (const auto& [key, claim] : *snapshot->node_claims) {

@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-#include "actors/region/ownership_mark.hpp"
+#include "core/ownership/vm_mark.hpp"
 #include "protocol/proxmox/property_string.hpp"
 
 namespace kp::actors::region {
@@ -19,7 +19,7 @@ placement::vm_allocation allocation_from_config(int vmid, const proxmox::vm_conf
   if (config.affinity && !config.affinity->empty()) {
     for (unsigned c : *config.affinity) a.pinned.insert(static_cast<int>(c));
   } else if (config.description) {
-    auto plan = description_affinity(*config.description);
+    auto plan = ownership::description_affinity(*config.description);
     if (!plan.empty()) {
       if (auto parsed = placement::cpu_set::parse(plan)) a.pinned = *parsed;
     }

@@ -1,9 +1,10 @@
 #pragma once
-// The region actor: one per Proxmox cluster. Owns the inventory (hosts, topology, VMs, templates,
-// storages), VMID allocation, placement and at most `max_in_flight` Proxmox operations at once
-// (the rest queue, depth exported as karpenter_proxmox_actor_queue_depth). Answers the
-// protocol::region_actor interface. Proxmox calls complete on the io_context's threads and come
-// back to the actor as messages; timers come from the actor clock.
+// The region actor: one per Proxmox cluster and the only door to it. Owns the inventory (hosts,
+// topology, VMs, templates, storages), VMID allocation, placement and at most `max_in_flight`
+// Proxmox operations at once (the rest queue, depth exported as
+// karpenter_proxmox_actor_queue_depth). Answers the protocol::region_actor interface. Proxmox
+// calls complete on any thread and come back to the actor as messages; timers and task waits
+// come from the actor clock.
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -13,7 +14,8 @@
 #include <caf/fwd.hpp>
 
 #include "core/topology/node_settings.hpp"
-#include "protocol/proxmox/client.hpp"
+#include "protocol/proxmox/api.hpp"
+#include "protocol/proxmox/task_waiter.hpp"
 #include "protocol/region_messages.hpp"
 
 namespace prometheus {
@@ -29,8 +31,13 @@ struct region_settings {
   std::size_t max_in_flight = 8;     // PROXMOX_MAX_INFLIGHT
   std::chrono::milliseconds refresh_interval{std::chrono::minutes(1)};
   std::chrono::seconds vmid_quarantine{std::chrono::minutes(5)};
-  proxmox::task_wait_options clone_wait;  // clone, config, delete
-  proxmox::task_wait_options start_wait;  // start and stop
+  proxmox::task_wait_options clone_wait;     // clone, upload, config, resize, delete
+  proxmox::task_wait_options start_wait;     // start and stop
+  proxmox::task_wait_options download_wait;  // template images (download-url)
+  proxmox::task_wait_options template_wait;  // conversion to a template
+  // How long a launch (or a template VM's creation) waits for the VMIDs NodeClaims name before it
+  // answers "not_ready": nothing is allocated before they are known.
+  std::chrono::milliseconds claims_wait{std::chrono::seconds(30)};
   // The guest agent wait of a join command (ping until it answers, then exec-status until the
   // command exits): its timeout and poll intervals. Nothing: start_wait's.
   std::optional<proxmox::task_wait_options> agent_wait;
@@ -41,9 +48,9 @@ struct region_settings {
   // static_cpu_policy were set).
   bool static_cpu_policy = false;
   prometheus::Registry* metrics = nullptr;  // optional
-  // Leftover cloud-init ISOs (user-data-<vmid>.iso whose VM is gone) older than this are deleted
-  // during refreshes (every `leftover_iso_every` refreshes, the first one included). The grace
-  // keeps another controller's launch in flight safe.
+  // Leftover cloud-init ISOs of this cluster (core/ownership/iso_name.hpp) whose VM is gone,
+  // older than this, are deleted during refreshes (every `leftover_iso_every` refreshes, the
+  // first one included). The grace keeps another controller's launch in flight safe.
   std::chrono::seconds leftover_iso_grace{std::chrono::minutes(10)};
   unsigned leftover_iso_every = 10;
   // NODE_SETTING_FILE as loaded once at start (config::load_node_settings_file): its entries for
@@ -53,9 +60,9 @@ struct region_settings {
   std::optional<topology::node_settings_file> node_settings;
 };
 
-// Spawns the actor. `client` must outlive it; `io` runs the client's completions.
+// Spawns the actor over `api` (the REST client, or a test's in-memory Proxmox).
 protocol::region_actor spawn_region_actor(caf::actor_system& system,
-                                          std::shared_ptr<proxmox::client> client,
+                                          std::shared_ptr<proxmox::api> api,
                                           region_settings settings);
 
 }  // namespace kp::actors::region

@@ -35,10 +35,13 @@ region_settings region_settings_from(const config::settings& s,
   r.max_in_flight = static_cast<std::size_t>(std::max(s.proxmox_max_inflight, 1));
   // One wait covers clone, config and delete in the actor: the longest of them.
   r.clone_wait = wait_for(
-      std::max({s.proxmox_clone_timeout, s.proxmox_config_timeout, s.proxmox_delete_timeout}),
+      std::max({s.proxmox_clone_timeout, s.proxmox_config_timeout, s.proxmox_delete_timeout,
+                s.proxmox_upload_timeout, s.proxmox_resize_timeout}),
       s.proxmox_task_poll_interval);
   r.start_wait = wait_for(std::max(s.proxmox_start_timeout, s.proxmox_stop_timeout),
                           s.proxmox_task_poll_interval);
+  r.download_wait = wait_for(s.proxmox_download_timeout, s.proxmox_task_poll_interval);
+  r.template_wait = wait_for(s.proxmox_template_timeout, s.proxmox_task_poll_interval);
   // `affinity` is root-only in Proxmox: only root@pam with a password (ticket) may set it.
   r.can_set_affinity = !cluster.uses_token() && cluster.username == "root@pam";
   r.static_cpu_policy = s.node_policy == config::node_policy_mode::static_pinning;

@@ -16,8 +16,14 @@ void vmid_allocator::mark_taken(std::uint32_t id) {
   existing_.insert(id);
 }
 
+void vmid_allocator::set_claimed(std::set<std::uint32_t> ids) {
+  claimed_ = std::move(ids);
+}
+
 bool vmid_allocator::is_free(std::uint32_t id, clock::time_point now) const {
-  if (existing_.count(id) != 0 || reserved_.count(id) != 0) return false;
+  if (existing_.count(id) != 0 || reserved_.count(id) != 0 || claimed_.count(id) != 0) {
+    return false;
+  }
   auto q = quarantined_.find(id);
   return q == quarantined_.end() || q->second <= now;
 }

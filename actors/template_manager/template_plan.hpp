@@ -18,6 +18,8 @@
 #include <variant>
 #include <vector>
 
+#include "core/ownership/fnv1a.hpp"
+#include "core/ownership/template_mark.hpp"
 #include "core/result.hpp"
 #include "protocol/kube/meta_types.hpp"
 #include "protocol/kube/proxmox_v1alpha1.hpp"
@@ -27,20 +29,11 @@ namespace kp::actors::template_manager {
 
 // --- the mark ------------------------------------------------------------------------------------
 
-struct template_mark {
-  std::string cluster;
-  std::string template_name;
-  std::string image;     // file name in the import storage
-  std::string checksum;  // "sha256:<hex>", "" when the spec has none
-  bool retired = false;
-  friend bool operator==(const template_mark&, const template_mark&) = default;
-};
-
-std::string format_template_mark(const template_mark& mark);
-// Finds the mark line anywhere in a description; nothing when absent or malformed.
-std::optional<template_mark> parse_template_mark(std::string_view description);
-// `description` with its mark line replaced by `mark` (appended when it had none).
-std::string with_template_mark(std::string_view description, const template_mark& mark);
+// The mark lives in core/ownership (the region checks it before every change to a template VM).
+using ownership::format_template_mark;
+using ownership::parse_template_mark;
+using ownership::template_mark;
+using ownership::with_template_mark;
 
 // --- the desired template ------------------------------------------------------------------------
 
@@ -157,6 +150,6 @@ bool same_status(const kube::proxmox_template_status& a, const kube::proxmox_tem
 
 // Text helpers shared with the actor.
 bool contains_content(const std::string& content_list, const std::string& content);
-std::uint64_t fnv1a64(std::string_view text);
+using ownership::fnv1a64;
 
 }  // namespace kp::actors::template_manager

@@ -86,7 +86,7 @@ using self_ptr = impl_actor::stateful_pointer<termination_state>;
 
 template <class T>
 std::function<void(T)> back(self_ptr self, std::function<void(T)> f) {
-  return resume_in<T>(caf::actor_cast<impl_actor>(self), std::move(f));
+  return resume_in<T>(impl_actor{self}, std::move(f));
 }
 
 std::string label_of(const kube::object_meta& m, const std::string& key) {
@@ -189,7 +189,7 @@ void reconcile(self_ptr self);
 void request_reconcile(self_ptr self) {
   if (self->state.reconcile_queued) return;
   self->state.reconcile_queued = true;
-  self->send(caf::actor_cast<impl_actor>(self), resume_atom::value, continuation{[self] {
+  self->send(impl_actor{self}, resume_atom::value, continuation{[self] {
                self->state.reconcile_queued = false;
                reconcile(self);
              }});
@@ -294,6 +294,21 @@ void remove_finalizer(self_ptr self, const std::string& name, int attempts,
       }));
 }
 
+// The region refused to delete what the providerID names: a Warning on the NodeClaim (or Node).
+void foreign_vm_found(self_ptr self, const std::string& name, const std::string& message) {
+  auto& st = self->state;
+  st.log.warn(
+      "the VM of the NodeClaim is gone and its VMID holds a VM that is not ours; "
+      "leaving it untouched",
+      {{"nodeclaim", name}, {"reason", message}});
+  if (!st.snap) return;
+  if (const auto* c = cluster_snapshot::find(st.snap->node_claims, name)) {
+    claim_event(self, *c, "Warning", "ForeignVM", message);
+  } else if (const auto* n = cluster_snapshot::find(st.snap->nodes, name)) {
+    node_event(self, *n, "Warning", "ForeignVM", message);
+  }
+}
+
 // Deletes the VM: by providerID on its region, or (never launched) by name on every region.
 void delete_vm(self_ptr self, const std::string& key, const std::string& provider_id,
                const std::string& claim_name) {
@@ -315,13 +330,24 @@ void delete_vm(self_ptr self, const std::string& key, const std::string& provide
                   kp::make_error("unknown_region", "no region named " + id->region));
       return;
     }
+    if (claim_name.empty()) {
+      // Nobody to check the VM's mark against: a VMID alone never identifies our VM.
+      step_done(self, key, [](job& j) { j.vm_deleted = true; });
+      return;
+    }
     protocol::delete_request req;
     req.vmid = id->vmid;
     req.nodeclaim = claim_name;
     self->request(region->second, region_request_timeout, protocol::vm_delete_atom::value, req)
         .then(
-            [self, key, provider_id, mark_deleted](protocol::delete_reply& reply) {
+            [self, key, provider_id, claim_name, mark_deleted](protocol::delete_reply& reply) {
               if (reply.ok) return mark_deleted(provider_id);
+              if (reply.error.code == "foreign_vm") {
+                // Our VM is gone and its VMID holds someone else's: never touched, and the
+                // NodeClaim's VM counts as deleted.
+                foreign_vm_found(self, claim_name, reply.error.message);
+                return mark_deleted(provider_id + " (gone; the VMID now holds a VM not ours)");
+              }
               step_failed(self, key, "deleting VM " + provider_id,
                           kp::make_error(reply.error.code, reply.error.message));
             },
@@ -618,7 +644,9 @@ void step(self_ptr self, const std::string& key, job& j, const kube::node_claim*
     j.busy = true;
     std::string provider_id = claim ? claim->status.provider_id : node->spec.provider_id;
     if (claim && provider_id.empty() && node) provider_id = node->spec.provider_id;
-    delete_vm(self, key, provider_id, claim ? claim->metadata.name : "");
+    // The VM's expected owner: the NodeClaim, else the Node (VM name = NodeClaim name = Node name).
+    delete_vm(self, key, provider_id,
+              claim ? claim->metadata.name : (node ? node->metadata.name : ""));
     return;
   }
   if (node && !j.node_done) {
@@ -748,7 +776,7 @@ impl_actor::behavior_type termination_behavior(self_ptr self, controller_context
 protocol::termination_actor spawn_termination(caf::actor_system& system,
                                               const controller_context& ctx) {
   auto impl = system.spawn(termination_behavior, ctx);
-  return caf::actor_cast<protocol::termination_actor>(impl);
+  return impl;
 }
 
 }  // namespace kp::actors

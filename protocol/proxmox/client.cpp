@@ -545,6 +545,12 @@ void client::add_firewall_rule(const std::string& node, std::uint32_t vmid,
           "/nodes/{node}/qemu/{vmid}/firewall/rules", rule_params(rule), std::move(done));
 }
 
+void client::delete_firewall_rule(const std::string& node, std::uint32_t vmid, unsigned pos,
+                                  done_callback done) {
+  untyped(impl_, "DELETE", vm_path(node, vmid) + "/firewall/rules/" + std::to_string(pos),
+          "/nodes/{node}/qemu/{vmid}/firewall/rules/{pos}", {}, std::move(done));
+}
+
 void client::firewall_groups(callback<std::vector<firewall_group>> done) {
   typed<std::vector<firewall_group>>(impl_, "GET", "/cluster/firewall/groups",
                                      "/cluster/firewall/groups", {}, std::move(done),
@@ -580,6 +586,14 @@ void client::create_pool(const std::string& poolid, const std::string& comment,
   form_params p{{"poolid", poolid}};
   if (!comment.empty()) p.emplace_back("comment", comment);
   untyped(impl_, "POST", "/pools", "/pools", std::move(p), std::move(done));
+}
+
+void client::set_pool_member(const std::string& poolid, std::uint32_t vmid, bool member,
+                             done_callback done) {
+  form_params p{{"vms", std::to_string(vmid)}};
+  if (!member) p.emplace_back("delete", "1");
+  untyped(impl_, "PUT", "/pools/" + encode_path_segment(poolid), "/pools/{poolid}", std::move(p),
+          std::move(done));
 }
 
 void client::agent_ping(const std::string& node, std::uint32_t vmid, done_callback done) {

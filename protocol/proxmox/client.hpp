@@ -4,6 +4,7 @@
 // {"data": ...} envelope and Proxmox's error shapes as typed errors (api_error.hpp), and one
 // typed call per endpoint the product needs. Everything is asynchronous: each call completes
 // exactly once with a result, on one of the io_context's threads (actors turn it into a message).
+// It implements api.hpp, the seam the region actor is written against.
 // Calls may be made from any thread. Secrets never appear in errors.
 #include <chrono>
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "protocol/proxmox/api.hpp"
 #include "protocol/proxmox/api_types.hpp"
 #include "protocol/proxmox/form_encoding.hpp"
 #include "protocol/proxmox/task_waiter.hpp"
@@ -53,70 +55,73 @@ struct client_settings {
       on_request;
 };
 
-template <class T>
-using callback = std::function<void(result<T>)>;
-using done_callback = std::function<void(status)>;
-
-class client {
+class client final : public api {
  public:
   client(boost::asio::io_context& io, client_settings settings);
-  ~client();
+  ~client() override;
   client(const client&) = delete;
   client& operator=(const client&) = delete;
 
   // --- cluster and nodes
   void version(callback<version_info> done);
   void cluster_resources(std::optional<resource_type> type,
-                         callback<std::vector<cluster_resource>> done);
-  void node_status(const std::string& node, callback<node_status> done);
-  void node_network(const std::string& node, callback<std::vector<network_interface>> done);
+                         callback<std::vector<cluster_resource>> done) override;
+  void node_status(const std::string& node, callback<kp::proxmox::node_status> done) override;
+  void node_network(const std::string& node,
+                    callback<std::vector<network_interface>> done) override;
   // The lowest free VMID (nothing is reserved); with `wanted`, that id or "conflict" if taken.
   void next_vmid(std::optional<std::uint32_t> wanted, callback<std::uint32_t> done);
 
   // --- VM lifecycle (tasks return their UPID; see wait_task)
-  void clone_vm(const clone_request& request, callback<upid> done);
-  void create_vm(const create_vm_request& request, callback<upid> done);
-  void convert_to_template(const std::string& node, std::uint32_t vmid, callback<upid> done);
-  void download_url(const download_url_request& request, callback<upid> done);
+  void clone_vm(const clone_request& request, callback<upid> done) override;
+  void create_vm(const create_vm_request& request, callback<upid> done) override;
+  void convert_to_template(const std::string& node, std::uint32_t vmid,
+                           callback<upid> done) override;
+  void download_url(const download_url_request& request, callback<upid> done) override;
   void vm_config(const std::string& node, std::uint32_t vmid,
-                 callback<kp::proxmox::vm_config> done);
+                 callback<kp::proxmox::vm_config> done) override;
   // POST .../config: a task (nullopt when Proxmox finished it inline). "forbidden" without a
   // request when a token would send a root-only key.
   void update_vm_config(const std::string& node, std::uint32_t vmid, const vm_config_update& update,
-                        callback<std::optional<upid>> done);
+                        callback<std::optional<upid>> done) override;
   // PUT .../config: synchronous.
   void put_vm_config(const std::string& node, std::uint32_t vmid, const vm_config_update& update,
                      done_callback done);
   // size: "+10G" or "32G" (grow only).
   void resize_disk(const std::string& node, std::uint32_t vmid, const std::string& disk,
-                   const std::string& size, callback<std::optional<upid>> done);
-  void start_vm(const std::string& node, std::uint32_t vmid, callback<upid> done);
-  void stop_vm(const std::string& node, std::uint32_t vmid, callback<upid> done);
+                   const std::string& size, callback<std::optional<upid>> done) override;
+  void start_vm(const std::string& node, std::uint32_t vmid, callback<upid> done) override;
+  void stop_vm(const std::string& node, std::uint32_t vmid, callback<upid> done) override;
   void shutdown_vm(const std::string& node, std::uint32_t vmid,
                    std::optional<unsigned> timeout_seconds, bool force_stop, callback<upid> done);
   void vm_status(const std::string& node, std::uint32_t vmid,
-                 callback<kp::proxmox::vm_status> done);
+                 callback<kp::proxmox::vm_status> done) override;
   // "conflict" while the VM runs (stop it and wait first).
-  void delete_vm(const std::string& node, std::uint32_t vmid, bool purge, callback<upid> done);
+  void delete_vm(const std::string& node, std::uint32_t vmid, bool purge,
+                 callback<upid> done) override;
 
   // --- storage
-  void storages(const std::string& node, callback<std::vector<storage_info>> done);
+  void storages(const std::string& node, callback<std::vector<storage_info>> done) override;
   // content: "" for all, or iso, images, import, ...
   void storage_content(const std::string& node, const std::string& storage,
-                       const std::string& content, callback<std::vector<storage_content>> done);
-  void upload(const iso_upload& upload, callback<upid> done);  // multipart/form-data
+                       const std::string& content,
+                       callback<std::vector<kp::proxmox::storage_content>> done) override;
+  void upload(const iso_upload& upload, callback<upid> done) override;  // multipart/form-data
   void delete_volume(const std::string& node, const std::string& storage, const std::string& volid,
-                     callback<std::optional<upid>> done);
+                     callback<std::optional<upid>> done) override;
 
   // --- firewall and pools
   void firewall_options(const std::string& node, std::uint32_t vmid,
-                        callback<kp::proxmox::firewall_options> done);
+                        callback<kp::proxmox::firewall_options> done) override;
   void set_firewall_options(const std::string& node, std::uint32_t vmid,
-                            const kp::proxmox::firewall_options& options, done_callback done);
+                            const kp::proxmox::firewall_options& options,
+                            done_callback done) override;
   void firewall_rules(const std::string& node, std::uint32_t vmid,
-                      callback<std::vector<firewall_rule>> done);
+                      callback<std::vector<firewall_rule>> done) override;
   void add_firewall_rule(const std::string& node, std::uint32_t vmid, const firewall_rule& rule,
-                         done_callback done);
+                         done_callback done) override;
+  void delete_firewall_rule(const std::string& node, std::uint32_t vmid, unsigned pos,
+                            done_callback done) override;
   void firewall_groups(callback<std::vector<firewall_group>> done);
   void create_firewall_group(const std::string& group, const std::string& comment,
                              done_callback done);
@@ -125,17 +130,19 @@ class client {
   void pools(callback<std::vector<pool_info>> done);
   void pool(const std::string& poolid, callback<pool_info> done);
   void create_pool(const std::string& poolid, const std::string& comment, done_callback done);
+  void set_pool_member(const std::string& poolid, std::uint32_t vmid, bool member,
+                       done_callback done) override;
 
   // --- guest agent
-  void agent_ping(const std::string& node, std::uint32_t vmid, done_callback done);
+  void agent_ping(const std::string& node, std::uint32_t vmid, done_callback done) override;
   void agent_exec(const std::string& node, std::uint32_t vmid,
                   const std::vector<std::string>& command, const std::string& input_data,
-                  callback<int> done);
+                  callback<int> done) override;
   void agent_exec_status(const std::string& node, std::uint32_t vmid, int pid,
-                         callback<agent_exec_status> done);
+                         callback<kp::proxmox::agent_exec_status> done) override;
 
   // --- tasks
-  void task_status(const upid& task, callback<kp::proxmox::task_status> done);
+  void task_status(const upid& task, callback<kp::proxmox::task_status> done) override;
   // Polls with backoff until the task stops or the deadline passes (task_waiter.hpp).
   void wait_task(const upid& task, task_wait_options options,
                  callback<kp::proxmox::task_status> done);

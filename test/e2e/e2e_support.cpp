@@ -194,4 +194,81 @@ std::string e2e_test::leaks(const cluster_view& v) {
   return problems;
 }
 
+namespace {
+
+std::string form_escape(const std::string& s) {
+  std::string out;
+  char buf[4];
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.') {
+      out += static_cast<char>(c);
+    } else {
+      std::snprintf(buf, sizeof buf, "%%%02X", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void e2e_test::pve_create_vm(const std::string& node, int vmid, const std::string& name,
+                             const std::string& description, bool start) {
+  ASSERT_NO_FATAL_FAILURE(
+      pve_task("POST", node, "/nodes/" + node + "/qemu", "/nodes/{node}/qemu",
+               "vmid=" + std::to_string(vmid) + "&name=" + name +
+                   "&memory=2048&cores=2&description=" + form_escape(description)));
+  if (!start) return;
+  ASSERT_NO_FATAL_FAILURE(
+      pve_task("POST", node, "/nodes/" + node + "/qemu/" + std::to_string(vmid) + "/status/start",
+               "/nodes/{node}/qemu/{vmid}/status/start"));
+}
+
+void e2e_test::pve_task(const std::string& method, const std::string& node, const std::string& path,
+                        const std::string& templated_path, const std::string& body) {
+  auto r = world->pve_api(method, path, templated_path, body);
+  ASSERT_TRUE(r.ok() && r->ok()) << method << " " << path << ": "
+                                 << (r.ok() ? r->body : r.error().message);
+  const auto& data = r->json().at("data");
+  ASSERT_TRUE(data.is_string()) << method << " " << path << " started no task: " << r->body;
+  pve_wait_task(node, std::string(data.as_string()));
+}
+
+void e2e_test::pve_wait_task(const std::string& node, const std::string& upid) {
+  std::string exit_status;
+  ASSERT_TRUE(lab::lab_world::eventually(
+      [&] {
+        auto t = world->pve_api("GET", "/nodes/" + node + "/tasks/" + form_escape(upid) + "/status",
+                                "/nodes/{node}/tasks/{upid}/status");
+        if (!t.ok() || !t->ok()) return false;
+        auto body = t->json();
+        const auto& data = body.at("data").as_object();
+        if (data.at("status").as_string() != "stopped") return false;
+        exit_status = std::string(data.at("exitstatus").as_string());
+        return true;
+      },
+      10s));
+  ASSERT_EQ(exit_status, "OK") << upid;
+}
+
+std::string e2e_test::pve_config_digest(const std::string& node, int vmid) {
+  auto r = world->pve_api("GET", "/nodes/" + node + "/qemu/" + std::to_string(vmid) + "/config",
+                          "/nodes/{node}/qemu/{vmid}/config");
+  if (!r.ok() || !r->ok()) return "gone";
+  return std::string(r->json().at("data").at("digest").as_string());
+}
+
+long e2e_test::pve_requests(const std::string& key) {
+  auto r = world->pve().call("GET", "/sim/v1/stats");
+  if (!r.ok() || !r->ok()) return -1;
+  long n = 0;
+  for (const auto& e : r->json().at("requests").as_array()) {
+    auto k = std::string(e.at("method").as_string()) + " " + std::string(e.at("path").as_string());
+    if (k == key) n += e.at("count").to_number<long>();
+  }
+  auto own = world->own_pve_requests();
+  if (auto it = own.find(key); it != own.end()) n -= it->second;
+  return n;
+}
+
 }  // namespace kp::e2e

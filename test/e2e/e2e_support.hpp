@@ -72,6 +72,17 @@ class e2e_test : public ::testing::Test {
   // has at most one VM: no orphan, no duplicate.
   static std::string leaks(const cluster_view& v);
 
+  // Proxmox as a person would use it, behind the controller's back: a VM made (and started) by
+  // hand, any call that starts a task waited for, a VM's config digest ("gone" when unreadable).
+  void pve_create_vm(const std::string& node, int vmid, const std::string& name,
+                     const std::string& description, bool start);
+  void pve_task(const std::string& method, const std::string& node, const std::string& path,
+                const std::string& templated_path, const std::string& body = "");
+  void pve_wait_task(const std::string& node, const std::string& upid);
+  std::string pve_config_digest(const std::string& node, int vmid);
+  // Requests pve-sim answered by "METHOD templated-path", the lab's own subtracted.
+  long pve_requests(const std::string& key);
+
   std::unique_ptr<lab::lab_world> world;
 };
 

@@ -8,6 +8,7 @@
 
 #include "actors/garbage_collection/garbage_collector.hpp"
 #include "test/actors/caf_test_fixture.hpp"
+#include "test/actors/fake_region.hpp"
 
 namespace kp::actors {
 namespace {
@@ -22,7 +23,7 @@ struct region_calls {
 
 region_actor::behavior_type fake_region(std::shared_ptr<region_calls> calls,
                                         std::vector<owned_vm> vms) {
-  return {
+  return test::fake_region_behavior(
       [](launch_atom, const launch_request&) { return launch_reply{}; },
       [calls](vm_delete_atom, const delete_request& r) {
         calls->deleted.push_back(r.vmid);
@@ -32,16 +33,18 @@ region_actor::behavior_type fake_region(std::shared_ptr<region_calls> calls,
       },
       [calls, vms](list_owned_atom) {
         ++calls->listed;
-        return vms;
+        owned_vm_listing l;
+        l.region = "r1";
+        l.fresh = true;
+        l.vms = vms;
+        return l;
       },
       [](inventory_atom) {
         region_inventory inv;
         inv.region = "r1";
         inv.refreshed = true;
         return inv;
-      },
-      [](refresh_atom) {},
-  };
+      });
 }
 
 class GarbageCollectorTimer : public kp::test::caf_test {

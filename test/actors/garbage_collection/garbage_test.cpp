@@ -154,6 +154,38 @@ TEST(LostClaims, LaunchedClaimsWhoseVmIsMissingFromASuccessfulListing) {
   EXPECT_TRUE(lost_claims(w.build(), {r1, r2}, clock_at(now)).empty());
 }
 
+TEST(LostClaims, AnUnknownVmOrAnOfflineHostIsNeverGone) {
+  world w;
+  w.claims["unreadable"] = claim("unreadable", "proxmox://r1/101", "2026-01-01T11:00:00Z");
+  w.claims["offline"] = claim("offline", "proxmox://r1/102", "2026-01-01T11:00:00Z");
+  auto offline = std::make_shared<kube::node_claim>(*w.claims["offline"]);
+  offline->metadata.labels["topology.kubernetes.io/zone"] = "pve2";
+  w.claims["offline"] = offline;
+  region_listing r1{"r1", true, {}};
+  r1.unknown.push_back({101, "pve1", "proxmox://r1/101", "500: config read failed"});
+  r1.unknown_hosts.push_back("pve2");
+  std::vector<gc_skip> skipped;
+  EXPECT_TRUE(lost_claims(w.build(), {r1}, clock_at(now), &skipped).empty());
+  ASSERT_EQ(skipped.size(), 2u);
+  EXPECT_EQ(skipped[0].what, "nodeclaim offline");
+  EXPECT_EQ(skipped[0].reason, "host_unknown");
+  EXPECT_EQ(skipped[1].what, "nodeclaim unreadable");
+  EXPECT_EQ(skipped[1].reason, "vm_unknown");
+  // Once the config reads and the host answers, a VMID with no VM of ours proves it gone.
+  r1.unknown.clear();
+  r1.unknown_hosts.clear();
+  EXPECT_EQ(lost_claims(w.build(), {r1}, clock_at(now)).size(), 2u);
+}
+
+TEST(LostClaims, AVmidHoldingAVmMarkedForAnotherNodeClaimMeansOursIsGone) {
+  world w;
+  w.claims["mine"] = claim("mine", "proxmox://r1/101", "2026-01-01T11:00:00Z");
+  region_listing r1{"r1", true, {vm("someone-else", 101, 600)}};
+  auto out = lost_claims(w.build(), {r1}, clock_at(now));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].name, "mine");
+}
+
 TEST(BootstrapTokens, ExpiredOrOwnerGoneButNeverYoungOrUnsynced) {
   world w;
   w.claims["alive"] = claim("alive", "");

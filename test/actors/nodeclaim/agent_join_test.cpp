@@ -8,10 +8,15 @@
 #include "actors/nodeclaim/launch_plan.hpp"
 #include "core/instance_types/instance_type.hpp"
 #include "core/scheduling/provision.hpp"
+#include "protocol/provider_id.hpp"
 #include "sim/pve/guest_join_plan.hpp"
 
 namespace kp::actors::nodeclaim {
 namespace {
+
+cloudinit::vm_placement at(const std::string& region, const std::string& zone, std::uint32_t vmid) {
+  return {region, zone, vmid, protocol::format_provider_id(region, vmid), {}};
+}
 
 constexpr const char* ca_pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
 
@@ -42,7 +47,7 @@ TEST(AgentJoin, TheDefaultJoinCommandIsAKubeJoinThatAPveSimGuestReads) {
   nc.spec.kubelet->max_pods = 58;
   auto plan = make_join_plan(claim(), nc, "kp1.2VCPU-2GB", "kp1", "abcdef.0123456789abcdef",
                              "https://10.0.0.1:6443", ca_pem, {});
-  auto command = render_join(plan, "pve-sim", "pve2", 20001);
+  auto command = cloudinit::render_join_command(plan, at("pve-sim", "pve2", 20001));
   ASSERT_TRUE(command.ok()) << command.error().message;
   EXPECT_EQ(command->rfind("kube-join server=https://10.0.0.1:6443 ", 0), 0u) << *command;
   auto read = sim::pve::join_plan_from_command(*command);
@@ -72,7 +77,7 @@ TEST(AgentJoin, ACustomJoinCommandSeesTheHostVmidProviderIdAndValues) {
       "--kubelet-arg provider-id={{ .ProviderID }} # {{ .NodeName }} {{ .VMID }}";
   auto plan = make_join_plan(claim(), nc, "kp1.2VCPU-2GB", "kp1", "abcdef.0123456789abcdef",
                              "https://k8s:6443", ca_pem, {{"k3sToken", "K10abc"}});
-  auto command = render_join(plan, "lab", "pve1", 20007);
+  auto command = cloudinit::render_join_command(plan, at("lab", "pve1", 20007));
   ASSERT_TRUE(command.ok()) << command.error().message;
   EXPECT_EQ(*command,
             "curl -sfL https://get.k3s.io | K3S_URL=https://k8s:6443 K3S_TOKEN=K10abc sh -s - "
@@ -85,7 +90,7 @@ TEST(AgentJoin, AJoinCommandThatFailsToRenderNamesTheFieldButNeverTheToken) {
   nc.spec.metadata.join_command =
       "kube-join token={{ .Kubernetes.BootstrapToken }} {{ .Kubernetes.Endpoint.Nope }}";
   auto plan = make_join_plan(claim(), nc, "t", "t", "abcdef.0123456789abcdef", "https://k", "", {});
-  auto command = render_join(plan, "r", "pve1", 1);
+  auto command = cloudinit::render_join_command(plan, at("r", "pve1", 1));
   ASSERT_FALSE(command.ok());
   EXPECT_EQ(command.error().code, "template_error");
   EXPECT_NE(command.error().message.find("metadataOptions.joinCommand"), std::string::npos)
@@ -94,7 +99,9 @@ TEST(AgentJoin, AJoinCommandThatFailsToRenderNamesTheFieldButNeverTheToken) {
 }
 
 TEST(AgentJoin, NodeLabelsAreRenderedWithTheTargetHost) {
-  auto labels = render_node_labels(node_class(), "pve3", "kp-node-x7k2p", "lab");
+  auto nc = node_class();
+  auto labels = cloudinit::render_node_labels(nc.spec.node_labels, nc.metadata.name, "pve3",
+                                              "kp-node-x7k2p", "lab");
   ASSERT_TRUE(labels.ok()) << labels.error().message;
   EXPECT_EQ(labels->at("kp-host"), "pve3");
   EXPECT_EQ(labels->at("example.com/pool"), "kproximate");
@@ -172,12 +179,12 @@ TEST(AgentJoin, AtRegistrationOnlyTheNodeLabelsTheNodeLacksAreApplied) {
 }
 
 TEST(AgentJoin, Base64MatchesTheStandardAlphabetAndPadding) {
-  EXPECT_EQ(base64_encode(""), "");
-  EXPECT_EQ(base64_encode("f"), "Zg==");
-  EXPECT_EQ(base64_encode("fo"), "Zm8=");
-  EXPECT_EQ(base64_encode("foo"), "Zm9v");
-  EXPECT_EQ(base64_encode("foobar"), "Zm9vYmFy");
-  EXPECT_EQ(base64_encode("\xff\xfe"), "//4=");
+  EXPECT_EQ(cloudinit::base64_encode(""), "");
+  EXPECT_EQ(cloudinit::base64_encode("f"), "Zg==");
+  EXPECT_EQ(cloudinit::base64_encode("fo"), "Zm8=");
+  EXPECT_EQ(cloudinit::base64_encode("foo"), "Zm9v");
+  EXPECT_EQ(cloudinit::base64_encode("foobar"), "Zm9vYmFy");
+  EXPECT_EQ(cloudinit::base64_encode("\xff\xfe"), "//4=");
 }
 
 // kproximate's kpNodeCores=2 / kpNodeMemory=2048 as docs/kproximate.md writes them: one type in

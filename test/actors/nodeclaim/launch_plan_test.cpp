@@ -3,16 +3,26 @@
 // simulated guest reads it), conditions, and the Node sync at registration and initialization.
 #include <gtest/gtest.h>
 
+#include <caf/all.hpp>
+
 #include "actors/nodeclaim/claim_conditions.hpp"
 #include "actors/nodeclaim/launch_plan.hpp"
 #include "actors/nodeclaim/node_sync.hpp"
 #include "core/cloudinit/nocloud_iso.hpp"
+#include "core/cloudinit/vm_render.hpp"
+#include "protocol/provider_id.hpp"
+#include "protocol/region_messages.hpp"
 #include "sim/pve/guest_join_plan.hpp"
 
 namespace kp::actors::nodeclaim {
 namespace {
 
 using protocol::cluster_snapshot;
+
+// Where the region put the VM (no NICs).
+cloudinit::vm_placement at(const std::string& region, const std::string& zone, std::uint32_t vmid) {
+  return {region, zone, vmid, protocol::format_provider_id(region, vmid), {}};
+}
 
 template <class T>
 protocol::shared_objects<T> one(T object) {
@@ -144,7 +154,7 @@ TEST(LaunchPlan, TheRenderedIsoJoinsWithTheTokenProviderIdLabelsAndTaints) {
       make_iso_plan(c, *cluster_snapshot::find(s.node_classes, "default"), types.front(),
                     "abcdef.0123456789abcdef", "https://10.0.0.1:6443",
                     "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n", "v1.32.0");
-  auto iso = render_iso(plan, "r1", "pve2", 20007);
+  auto iso = cloudinit::render_nocloud_iso(plan, at("r1", "pve2", 20007));
   ASSERT_TRUE(iso.ok()) << iso.error().message;
   auto files = cloudinit::read_nocloud_iso(*iso);
   ASSERT_TRUE(files.ok()) << files.error().message;
@@ -166,17 +176,14 @@ TEST(LaunchPlan, TheRenderedIsoJoinsWithTheTokenProviderIdLabelsAndTaints) {
 TEST(LaunchPlan, TheRegionsNicsBecomeTheNetworkConfigWithTheIpamAddress) {
   auto s = world();
   auto types = instance_types::builtin_instance_types();
-  auto plan = std::make_shared<iso_plan>(
+  auto plan =
       make_iso_plan(claim(), *cluster_snapshot::find(s.node_classes, "default"), types.front(),
-                    "abcdef.0123456789abcdef", "https://10.0.0.1:6443", "", "v1.32.0"));
-  protocol::launch_request req;
-  attach_iso(req, plan);
-  ASSERT_TRUE(req.render_iso && req.render_iso_network);
-  std::vector<protocol::vm_nic> nics = {
+                    "abcdef.0123456789abcdef", "https://10.0.0.1:6443", "", "v1.32.0");
+  std::vector<cloudinit::vm_nic> nics = {
       {0, "BC:24:11:0A:0B:0C", "vmbr0", "ip=192.168.10.14/24,gw=192.168.10.1", "192.168.10.11/24",
        "192.168.10.1"},
       {1, "BC:24:11:0D:0E:0F", "vmbr1", "ip=dhcp,ip6=auto", "", ""}};
-  auto data = network_of(nics);
+  auto data = cloudinit::network_of(nics);
   ASSERT_EQ(data.size(), 2u);
   EXPECT_EQ(data[0].name, "eth0");
   EXPECT_FALSE(data[0].dhcp4);
@@ -185,7 +192,9 @@ TEST(LaunchPlan, TheRegionsNicsBecomeTheNetworkConfigWithTheIpamAddress) {
   EXPECT_EQ(data[0].node_address4, "192.168.10.11/24");
   EXPECT_TRUE(data[1].dhcp4);
   EXPECT_TRUE(data[1].slaac);
-  auto iso = req.render_iso_network("r1", "pve1", 20008, nics);
+  auto where = at("r1", "pve1", 20008);
+  where.nics = nics;
+  auto iso = cloudinit::render_nocloud_iso(plan, where);
   ASSERT_TRUE(iso.ok()) << iso.error().message;
   auto files = cloudinit::read_nocloud_iso(*iso);
   ASSERT_TRUE(files.ok()) << files.error().message;
@@ -193,10 +202,42 @@ TEST(LaunchPlan, TheRegionsNicsBecomeTheNetworkConfigWithTheIpamAddress) {
   EXPECT_NE(files->network_config->find("bc:24:11:0a:0b:0c"), std::string::npos)
       << *files->network_config;
   EXPECT_NE(files->network_config->find("192.168.10.14/24"), std::string::npos);
-  auto plain = req.render_iso("r1", "pve1", 20008);
+  auto plain = cloudinit::render_nocloud_iso(plan, at("r1", "pve1", 20008));
   ASSERT_TRUE(plain.ok());
   EXPECT_FALSE(cloudinit::read_nocloud_iso(*plain)->network_config.has_value())
       << "without NICs nothing changes";
+}
+
+TEST(LaunchPlan, ALaunchRequestIsPlainDataThatSurvivesCafsSerializer) {
+  auto s = world();
+  auto types = instance_types::builtin_instance_types();
+  protocol::launch_request req;
+  req.nodeclaim = "default-x1";
+  req.security_groups = {{"net0", "kubernetes"}};
+  req.cloud_init =
+      make_iso_plan(claim(), *cluster_snapshot::find(s.node_classes, "default"), types.front(),
+                    "abcdef.0123456789abcdef", "https://10.0.0.1:6443", "", "v1.32.0");
+  req.cloud_init->inputs.kubelet.cpu_manager_policy = "static";
+  std::vector<char> bytes;
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  caf::binary_serializer out{sys, bytes};
+  ASSERT_FALSE(out(req));
+  protocol::launch_request back;
+  caf::binary_deserializer in{sys, bytes};
+  ASSERT_FALSE(in(back));
+  EXPECT_EQ(caf::deep_to_string(back), caf::deep_to_string(req));
+  ASSERT_TRUE(back.cloud_init);
+  EXPECT_EQ(back.cloud_init->inputs.kubelet.cpu_manager_policy, "static");
+  EXPECT_FALSE(back.cloud_init->inputs.kubelet.topology_manager_policy.has_value());
+  EXPECT_EQ(back.cloud_init->inputs.bootstrap_token, "abcdef.0123456789abcdef");
+  EXPECT_EQ(back.cloud_init->inputs.kubelet.kube_reserved,
+            req.cloud_init->inputs.kubelet.kube_reserved);
+  // Rendered in the region, the round-tripped plan gives the same ISO.
+  auto a = cloudinit::render_nocloud_iso(*req.cloud_init, at("r1", "pve1", 20008));
+  auto b = cloudinit::render_nocloud_iso(*back.cloud_init, at("r1", "pve1", 20008));
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(cloudinit::read_nocloud_iso(*a)->user_data, cloudinit::read_nocloud_iso(*b)->user_data);
 }
 
 TEST(LaunchPlan, ABrokenUserTemplateIsATemplateErrorNamingSecretKeyAndLine) {
@@ -206,7 +247,7 @@ TEST(LaunchPlan, ABrokenUserTemplateIsATemplateErrorNamingSecretKeyAndLine) {
                             types.front(), "abcdef.0123456789abcdef", "https://e", "", "v1");
   plan.sources.origin = "Secret kube-system/tmpl";
   plan.sources.documents["user-data"] = "#cloud-config\nhostname: {{ .Metadata.Hostname\n";
-  auto iso = render_iso(plan, "r1", "pve1", 1);
+  auto iso = cloudinit::render_nocloud_iso(plan, at("r1", "pve1", 1));
   ASSERT_FALSE(iso.ok());
   EXPECT_NE(iso.error().message.find("Secret kube-system/tmpl key user-data"), std::string::npos)
       << iso.error().message;

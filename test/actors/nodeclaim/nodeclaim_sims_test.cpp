@@ -32,12 +32,14 @@
 #include "actors/controller_context.hpp"
 #include "actors/nodeclaim/nodeclaim_fleet.hpp"
 #include "actors/nodeclass_status/nodeclass_status.hpp"
-#include "actors/region/ownership_mark.hpp"
 #include "actors/region/region_actor.hpp"
 #include "core/instance_types/instance_type.hpp"
+#include "core/ownership/iso_name.hpp"
+#include "core/ownership/vm_mark.hpp"
 #include "observability/karpenter_metrics.hpp"
 #include "protocol/kube/client.hpp"
 #include "protocol/kube/client_config.hpp"
+#include "protocol/provider_id.hpp"
 #include "protocol/proxmox/client.hpp"
 #include "protocol/transport/http_client.hpp"
 #include "protocol/transport/io_runtime.hpp"
@@ -406,13 +408,13 @@ TEST_F(NodeClaimSims, AClaimBecomesAMarkedVmWhoseGuestJoinsAndTheClaimIsInitiali
   ASSERT_EQ(vms.size(), 1u);
   bool detached = false;
   auto deadline = std::chrono::steady_clock::now() + 30s;
-  std::optional<region::ownership_mark> mark;
+  std::optional<ownership::ownership_mark> mark;
   while (std::chrono::steady_clock::now() < deadline) {
     auto config = await<proxmox::vm_config>(
         [&](auto cb) { pve_client_->vm_config(vms[0].node, vms[0].vmid, cb); });
     ASSERT_TRUE(config.ok()) << config.error().message;
     ASSERT_TRUE(config->description.has_value());
-    mark = region::parse_ownership_mark(*config->description);
+    mark = ownership::parse_ownership_mark(*config->description);
     if (config->drives.count("ide2") == 0) {
       detached = true;
       break;
@@ -501,12 +503,15 @@ TEST_F(NodeClaimSims, TheCdromIsAnIso9660ImageThatIsoinfoReadsWithTheRenderedClo
   ASSERT_TRUE(launched) << "the claim never launched";
   const auto* claim = cluster_snapshot::find(launched->node_claims, "default-iso");
   const auto& provider_id = claim->status.provider_id;
-  auto vmid = provider_id.substr(provider_id.rfind('/') + 1);
+  // The ISO's name carries the cluster's tag, the VMID and the NodeClaim.
+  auto parsed = protocol::parse_provider_id(provider_id);
+  ASSERT_TRUE(parsed.has_value()) << provider_id;
+  auto name = ownership::iso_file_name("test-cluster", parsed->vmid, "default-iso");
   fs::path iso;
   for (const auto& entry : fs::recursive_directory_iterator(pve_data_)) {
-    if (entry.path().filename() == "user-data-" + vmid + ".iso") iso = entry.path();
+    if (entry.path().filename() == name) iso = entry.path();
   }
-  ASSERT_FALSE(iso.empty()) << "no user-data-" << vmid << ".iso under " << pve_data_;
+  ASSERT_FALSE(iso.empty()) << "no " << name << " under " << pve_data_;
 
   auto info = output_of("isoinfo -d -i '" + iso.string() + "'");
   EXPECT_NE(info.find("Volume id: cidata"), std::string::npos) << info;

@@ -23,6 +23,12 @@ constexpr const char* upload = "POST /nodes/{node}/storage/{storage}/upload";
 
 class RegionAgentJoin : public RegionActorSim {
  protected:
+  static cloudinit::join_plan join_plan(std::string command) {
+    cloudinit::join_plan p;
+    p.node_class = "kproximate";
+    p.command_template = std::move(command);
+    return p;
+  }
   static region_settings agent_settings() {
     auto s = settings();
     proxmox::task_wait_options w;
@@ -38,22 +44,13 @@ TEST_F(RegionAgentJoin, AJoinCommandRunsThroughTheGuestAgentAfterTheStartWithout
   auto a = spawn_with(agent_settings());
   ASSERT_TRUE(inventory(a).refreshed);
   auto req = request("kp-agent", false);
-  std::string seen_host;
-  std::uint32_t seen_vmid = 0;
-  req.render_join = [&seen_host, &seen_vmid](const std::string&, const std::string& zone,
-                                             std::uint32_t vmid) -> result<std::string> {
-    seen_host = zone;  // runs inside the actor; read after the reply
-    seen_vmid = vmid;
-    return std::string("echo joined");
-  };
+  req.agent_join = join_plan("echo joined {{ .TargetHost }} {{ .VMID }}");
   req.ssh_keys = {"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG me@laptop",
                   "ssh-rsa AAAAB3NzaC1yc2E= ops key"};
   ASSERT_EQ(sim_call("DELETE", "/sim/v1/stats")->status, 200);
   auto r = launch(a, req);
   ASSERT_TRUE(r.ok) << r.error.code << ": " << r.error.message;
   EXPECT_TRUE(r.joined_by_agent);
-  EXPECT_EQ(seen_host, r.zone);
-  EXPECT_EQ(seen_vmid, r.vmid);
   auto s = stats();
   EXPECT_GE(count(s, ping), 1);
   EXPECT_EQ(count(s, exec), 1);
@@ -72,9 +69,7 @@ TEST_F(RegionAgentJoin, AJoinCommandThatExitsNonZeroFailsTheLaunchAndRemovesTheV
   ASSERT_TRUE(inventory(a).refreshed);
   auto req = request("kp-badjoin", false);
   // pve-sim's guest refuses a kube-join without server= and token= with exit code 2.
-  req.render_join = [](const std::string&, const std::string&, std::uint32_t) {
-    return result<std::string>(std::string("kube-join labels=a=b"));
-  };
+  req.agent_join = join_plan("kube-join labels=a=b");
   auto r = launch(a, req);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error.code, "join_failed");
@@ -93,9 +88,8 @@ TEST_F(RegionAgentJoin, AGuestAgentThatNeverAnswersFailsTheLaunchAfterTheWaitAnd
   ASSERT_TRUE(f.ok() && f->status == 200);
   ASSERT_EQ(sim_call("DELETE", "/sim/v1/stats")->status, 200);
   auto req = request("kp-silent", false);
-  req.render_join = [](const std::string&, const std::string&, std::uint32_t) {
-    return result<std::string>(std::string("kube-join server=https://x token=secret.value"));
-  };
+  req.agent_join = join_plan("kube-join server=https://x token={{ .Kubernetes.BootstrapToken }}");
+  req.agent_join->bootstrap_token = "secret.value";
   auto started = std::chrono::steady_clock::now();
   auto r = launch(a, req);
   auto took = std::chrono::steady_clock::now() - started;
@@ -117,9 +111,7 @@ TEST_F(RegionAgentJoin, ARenderErrorOfTheJoinCommandIsATemplateErrorAndLeavesNoV
   auto a = spawn_with(agent_settings());
   ASSERT_TRUE(inventory(a).refreshed);
   auto req = request("kp-render", false);
-  req.render_join = [](const std::string&, const std::string&, std::uint32_t) {
-    return result<std::string>(make_error("template_error", "metadataOptions.joinCommand: bad"));
-  };
+  req.agent_join = join_plan("{{ .Nope");
   auto r = launch(a, req);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error.code, "template_error");

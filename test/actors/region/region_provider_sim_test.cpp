@@ -39,7 +39,7 @@ class RegionProviderSim : public RegionActorSim {
     caf::scoped_actor self{*sys_};
     sync_vm_reply out;
     out.error = {"test", "no reply"};
-    self->request(caf::actor_cast<region_sync_actor>(a), 60s, sync_vm_atom::value, req)
+    self->request(a, 60s, sync_vm_atom::value, req)
         .receive([&](sync_vm_reply& r) { out = std::move(r); },
                  [&](caf::error& e) {
                    out.error = {"caf", sys_->render(e)};
@@ -239,33 +239,31 @@ TEST_F(RegionProviderSim, TheSimpleIpamGivesDistinctAddressesAndRebuildsAfterARe
   EXPECT_EQ(addresses.size(), 4u);
   // A deleted VM's address is free again; the others stay taken.
   auto freed = config_of("pve1", made[0].vmid).ipconfigs.at(0);
-  ASSERT_TRUE(remove(b, {made[0].vmid, ""}).ok);
+  ASSERT_TRUE(remove(b, {made[0].vmid, "ip-0"}).ok);
   addresses.erase(*ipam::parse_ipconfig(freed)->ip);
   launch_one(b, "ip-4");
   EXPECT_EQ(addresses.size(), 4u);
 }
 
-TEST_F(RegionProviderSim, TheIsoRendererSeesTheNicsTheVmGets) {
+TEST_F(RegionProviderSim, TheRegionRendersTheIsoWithTheNicsTheVmGets) {
   auto a = spawn();
-  auto seen = std::make_shared<std::vector<vm_nic>>();
-  auto r = request("nic-aware", false);
-  r.render_iso_network = [seen, iso = iso_](
-                             const std::string&, const std::string&, std::uint32_t,
-                             const std::vector<vm_nic>& nics) -> result<std::string> {
-    *seen = nics;  // runs inside the region actor, before the reply
-    return iso;
-  };
-  auto reply = launch(a, r);
+  auto reply = launch(a, request("nic-aware"));
   ASSERT_TRUE(reply.ok) << reply.error.code << ": " << reply.error.message;
-  ASSERT_EQ(seen->size(), 1u);
-  const auto& nic = seen->front();
   auto c = config_of(reply.zone, reply.vmid);
   ASSERT_EQ(c.nets.count(0), 1u);
-  EXPECT_EQ(c.nets.at(0).mac, nic.mac) << "the MAC cloud-init matches on is the VM's";
-  EXPECT_EQ(nic.bridge, "vmbr0");
-  EXPECT_EQ(nic.ipconfig, "ip=dhcp");
-  EXPECT_EQ(nic.bridge_cidr.rfind("192.168.10.", 0), 0u) << nic.bridge_cidr;
-  EXPECT_EQ(c.drives.count("ide2"), 1u);
+  ASSERT_EQ(c.drives.count("ide2"), 1u);
+  auto files = iso_files(reply.zone, c.drives.at("ide2").volume);
+  ASSERT_TRUE(files.ok()) << files.error().message;
+  ASSERT_TRUE(files->network_config.has_value()) << "the VM has a NIC: network-config is rendered";
+  auto mac = c.nets.at(0).mac;
+  std::transform(mac.begin(), mac.end(), mac.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  EXPECT_NE(files->network_config->find(mac), std::string::npos)
+      << "the MAC cloud-init matches on is the VM's: " << *files->network_config;
+  EXPECT_NE(files->meta_data.find(std::to_string(reply.vmid)), std::string::npos)
+      << files->meta_data;
+  EXPECT_NE(files->user_data.find(reply.provider_id), std::string::npos)
+      << "the kubelet's providerID is the VM's";
 }
 
 TEST_F(RegionProviderSim, SyncWritesOnlyTheDifferences) {
@@ -274,6 +272,7 @@ TEST_F(RegionProviderSim, SyncWritesOnlyTheDifferences) {
   ASSERT_TRUE(vm.ok) << vm.error.message;
   sync_vm_request same;
   same.vmid = vm.vmid;
+  same.nodeclaim = "sync-me";
   same.tags = {"team-a"};
   auto before = writes(stats());
   auto r = sync(a, same);
@@ -283,7 +282,8 @@ TEST_F(RegionProviderSim, SyncWritesOnlyTheDifferences) {
   EXPECT_EQ(writes(stats()), before) << "a VM in sync gets no write";
 
   sync_vm_request next;
-  next.nodeclaim = "sync-me";  // by name this time
+  next.vmid = vm.vmid;
+  next.nodeclaim = "sync-me";
   next.tags = {"team-b"};
   next.security_groups = {{"net0", "kubernetes"}};
   next.resource_pool = "kubernetes";
@@ -321,6 +321,7 @@ TEST_F(RegionProviderSim, SyncWritesOnlyTheDifferences) {
 
   sync_vm_request missing;
   missing.vmid = 39999;
+  missing.nodeclaim = "nobody";
   r = sync(a, missing);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error.code, "not_found");

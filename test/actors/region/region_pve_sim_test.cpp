@@ -1,6 +1,7 @@
 // The region actor against pve-sim started as a real process: concurrent launches, the call
 // budget per VM, adoption, deletes, the in-flight limit, cleanup after a failed config call,
 // CPU pinning with root and with a token, a restart that rebuilds pinning, and foreign VMs.
+#include "core/ownership/iso_name.hpp"
 #include "test/actors/region/region_sim_fixture.hpp"
 
 namespace kp::actors::region {
@@ -33,7 +34,7 @@ TEST_F(RegionActorSim, ThreeConcurrentLaunchesMakeThreeRunningMarkedVmsWithinThe
     ids.insert(r.vmid);
     EXPECT_EQ(r.provider_id, "proxmox://pve-sim/" + std::to_string(r.vmid));
     auto c = config_of(r.zone, r.vmid);
-    auto mark = parse_ownership_mark(c.description.value_or(""));
+    auto mark = ownership::parse_ownership_mark(c.description.value_or(""));
     ASSERT_TRUE(mark.has_value()) << c.description.value_or("<none>");
     EXPECT_EQ(mark->cluster, "test-cluster");
     EXPECT_EQ(mark->nodeclaim, "pool-a-" + std::to_string(i));
@@ -45,7 +46,10 @@ TEST_F(RegionActorSim, ThreeConcurrentLaunchesMakeThreeRunningMarkedVmsWithinThe
     ASSERT_EQ(c.nets.count(0), 1u);
     EXPECT_EQ(c.nets.at(0).queues.value_or(0), 2u);
     ASSERT_EQ(c.drives.count("ide2"), 1u);
-    EXPECT_NE(c.drives.at("ide2").volume.find(":iso/user-data-"), std::string::npos);
+    // The ISO's name carries this cluster's tag, the VMID and the NodeClaim.
+    EXPECT_EQ(c.drives.at("ide2").volume,
+              "local:iso/" +
+                  ownership::iso_file_name("test-cluster", r.vmid, "pool-a-" + std::to_string(i)));
     EXPECT_EQ(c.cores.value_or(0), 2u);
     auto st = await<proxmox::vm_status>(
         [&](auto cb) { clients_.front()->vm_status(r.zone, r.vmid, cb); });
@@ -81,7 +85,7 @@ TEST_F(RegionActorSim, DeletesARunningVmAndItsIsoAndCallsAMissingVmGone) {
   auto vm = launch(a, request("to-delete"));
   ASSERT_TRUE(vm.ok) << vm.error.message;
   auto volid = config_of(vm.zone, vm.vmid).drives.at("ide2").volume;
-  auto d = remove(a, {vm.vmid, ""});
+  auto d = remove(a, {vm.vmid, "to-delete"});
   ASSERT_TRUE(d.ok) << d.error.message;
   EXPECT_FALSE(d.already_gone);
   for (const auto& r : vms()) EXPECT_NE(r.vmid, vm.vmid);
@@ -90,7 +94,7 @@ TEST_F(RegionActorSim, DeletesARunningVmAndItsIsoAndCallsAMissingVmGone) {
   });
   ASSERT_TRUE(content.ok());
   for (const auto& c : *content) EXPECT_NE(c.volid, volid) << "the ISO was left behind";
-  auto again = remove(a, {vm.vmid, ""});
+  auto again = remove(a, {vm.vmid, "to-delete"});
   EXPECT_TRUE(again.ok);
   EXPECT_TRUE(again.already_gone);
   auto by_name = remove(a, {0, "never-existed"});
@@ -153,7 +157,7 @@ std::vector<int> cpus_of(const proxmox::vm_config& c) {
   if (c.affinity) {
     for (auto x : *c.affinity) out.push_back(static_cast<int>(x));
   } else if (c.description) {
-    auto plan = description_affinity(*c.description);
+    auto plan = ownership::description_affinity(*c.description);
     if (auto s = kp::placement::cpu_set::parse(plan)) out = s->members();
   }
   return out;
@@ -207,7 +211,7 @@ TEST_F(RegionActorSim, StaticPolicyWithATokenWritesThePlanIntoTheDescription) {
     ASSERT_TRUE(reply.ok) << reply.error.message;
     auto c = config_of(reply.zone, reply.vmid);
     EXPECT_FALSE(c.affinity.has_value()) << "a token cannot set affinity";
-    auto plan = description_affinity(c.description.value_or(""));
+    auto plan = ownership::description_affinity(c.description.value_or(""));
     EXPECT_EQ(plan, reply.affinity);
     auto cpus = cpus_of(c);
     EXPECT_EQ(cpus.size(), 2u);
@@ -288,9 +292,8 @@ TEST_F(RegionActorSim, ReleasingTheIsoDetachesTheCdromAndDeletesTheVolumeOnce) {
   auto volume = config_of(r.zone, r.vmid).drives.at("ide2").volume;
   auto before = stats();
   caf::scoped_actor self{*sys_};
-  auto iso_actor = caf::actor_cast<region_iso_actor>(a);
   release_iso_reply reply;
-  self->request(iso_actor, 60s, release_iso_atom::value, release_iso_request{r.vmid, "release-me"})
+  self->request(a, 60s, release_iso_atom::value, release_iso_request{r.vmid, "release-me"})
       .receive([&](release_iso_reply& x) { reply = x; },
                [&](caf::error& e) { FAIL() << sys_->render(e); });
   ASSERT_TRUE(reply.ok) << reply.error.message;
@@ -308,7 +311,7 @@ TEST_F(RegionActorSim, ReleasingTheIsoDetachesTheCdromAndDeletesTheVolumeOnce) {
             before["POST /nodes/{node}/qemu/{vmid}/clone"]);
   // Again: nothing left to release, no Proxmox write.
   auto writes_before = writes(stats());
-  self->request(iso_actor, 60s, release_iso_atom::value, release_iso_request{r.vmid, "release-me"})
+  self->request(a, 60s, release_iso_atom::value, release_iso_request{r.vmid, "release-me"})
       .receive([&](release_iso_reply& x) { reply = x; },
                [&](caf::error& e) { FAIL() << sys_->render(e); });
   EXPECT_TRUE(reply.ok);
@@ -316,33 +319,38 @@ TEST_F(RegionActorSim, ReleasingTheIsoDetachesTheCdromAndDeletesTheVolumeOnce) {
   EXPECT_EQ(writes(stats()), writes_before);
 }
 
-TEST_F(RegionActorSim, ARefreshDeletesLeftoverIsosWhoseVmIsGoneAndKeepsTheOthers) {
-  // A leftover of VM 31999 (never existed) and the ISO of a live VM.
-  proxmox::iso_upload up;
-  up.node = "pve1";
-  up.storage = "local";
-  up.filename = "user-data-31999.iso";
-  up.data = iso_;
-  auto task = await<proxmox::upid>([&](auto cb) { client(false)->upload(up, cb); });
-  ASSERT_TRUE(task.ok()) << task.error().message;
-  proxmox::task_wait_options w;
-  w.initial_interval = 20ms;
-  auto stored =
-      await<proxmox::task_status>([&](auto cb) { clients_.front()->wait_task(*task, w, cb); });
-  ASSERT_TRUE(stored.ok()) << stored.error().message;
+TEST_F(RegionActorSim, ARefreshDeletesOnlyThisClustersLeftoverIsosWhoseVmIsGone) {
+  // A leftover of this cluster for VM 31999 (never existed), one of another cluster, one of an
+  // earlier version's name and one a person uploaded; and the ISO of a live VM.
+  auto iso = cloudinit::write_nocloud_iso({"#cloud-config\n", "instance-id: x\n", {}, {}});
+  ASSERT_TRUE(iso.ok());
+  auto ours = ownership::iso_file_name("test-cluster", 31999, "gone-claim");
+  auto theirs = ownership::iso_file_name("other-cluster", 31998, "their-claim");
+  for (const std::string& name :
+       {ours, theirs, std::string("user-data-31997.iso"), std::string("debian-12.iso")}) {
+    proxmox::iso_upload up;
+    up.node = "pve1";
+    up.storage = "local";
+    up.filename = name;
+    up.data = *iso;
+    auto task = await<proxmox::upid>([&](auto cb) { client(false)->upload(up, cb); });
+    ASSERT_TRUE(task.ok()) << task.error().message;
+    proxmox::task_wait_options w;
+    w.initial_interval = 20ms;
+    auto stored =
+        await<proxmox::task_status>([&](auto cb) { clients_.front()->wait_task(*task, w, cb); });
+    ASSERT_TRUE(stored.ok()) << stored.error().message;
+  }
   auto live = spawn();
   auto r = launch(live, request("keep-my-iso"));
   ASSERT_TRUE(r.ok) << r.error.message;
   auto live_volume = config_of(r.zone, r.vmid).drives.at("ide2").volume;
 
-  region_settings s;
-  s.region = "pve-sim";
-  s.cluster_name = "test-cluster";
+  region_settings s = settings();
   s.refresh_interval = 100ms;
   s.leftover_iso_grace = 0s;
   s.leftover_iso_every = 1;
-  auto sweeper = spawn_region_actor(*sys_, client(false), s);
-  actors_.push_back(sweeper);
+  auto sweeper = spawn_with(s);
   auto names = [&] {
     std::set<std::string> out;
     auto c = await<std::vector<proxmox::storage_content>>(
@@ -353,12 +361,14 @@ TEST_F(RegionActorSim, ARefreshDeletesLeftoverIsosWhoseVmIsGoneAndKeepsTheOthers
     return out;
   };
   auto deadline = std::chrono::steady_clock::now() + 20s;
-  while (names().count("local:iso/user-data-31999.iso") != 0 &&
-         std::chrono::steady_clock::now() < deadline) {
+  while (names().count("local:iso/" + ours) != 0 && std::chrono::steady_clock::now() < deadline) {
     inventory(sweeper);  // one round trip through the actor between polls
   }
   auto left = names();
-  EXPECT_EQ(left.count("local:iso/user-data-31999.iso"), 0u) << "the leftover ISO stayed";
+  EXPECT_EQ(left.count("local:iso/" + ours), 0u) << "this cluster's leftover ISO stayed";
+  EXPECT_EQ(left.count("local:iso/" + theirs), 1u) << "another cluster's ISO was deleted";
+  EXPECT_EQ(left.count("local:iso/user-data-31997.iso"), 1u) << "an unmarked ISO was deleted";
+  EXPECT_EQ(left.count("local:iso/debian-12.iso"), 1u) << "someone's ISO was deleted";
   if (r.zone == "pve1") {
     EXPECT_EQ(left.count(live_volume), 1u) << "the ISO of a live VM was deleted";
   }

@@ -20,10 +20,11 @@
 
 #include <caf/all.hpp>
 
-#include "actors/region/ownership_mark.hpp"
 #include "actors/region/region_actor.hpp"
 #include "core/cloudinit/nocloud_iso.hpp"
+#include "core/ownership/vm_mark.hpp"
 #include "core/placement/cpu_set.hpp"
+#include "protocol/proxmox/client.hpp"
 #include "protocol/transport/http_client.hpp"
 #include "protocol/transport/io_runtime.hpp"
 #include "test/support/pve_sim_process.hpp"
@@ -59,14 +60,15 @@ class RegionActorSim : public ::testing::Test {
       GTEST_SKIP() << "pve-sim is not built (looked for " << sim_binary()
                    << "; it comes from sim/pve and cmd/pve-sim)";
     }
-    auto started = sim_.start({"--time-scale", "0.2"});
+    char dir[] = "/tmp/kp-region-sim-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    data_dir_ = dir;
+    cleanup_.path = data_dir_;
+    auto started = sim_.start({"--time-scale", "0.2", "--data-dir", data_dir_.string()});
     ASSERT_TRUE(started.ok()) << started.error().message;
     io_ = std::make_unique<transport::io_runtime>(1);
     cfg_.set("scheduler.max-threads", 2);
     sys_ = std::make_unique<caf::actor_system>(cfg_);
-    auto iso = cloudinit::write_nocloud_iso({"#cloud-config\n", "instance-id: x\n", {}, {}});
-    ASSERT_TRUE(iso.ok());
-    iso_ = *iso;
   }
   void TearDown() override {
     for (auto& a : actors_) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
@@ -110,8 +112,10 @@ class RegionActorSim : public ::testing::Test {
     s.start_wait = s.clone_wait;
     return s;
   }
+  // The region allocates nothing before it knows the VMIDs NodeClaims name: none here.
   region_actor spawn_with(region_settings s) {
     auto a = spawn_region_actor(*sys_, client(s.can_set_affinity), s);
+    caf::anon_send(a, claimed_vmids{});
     actors_.push_back(a);
     return a;
   }
@@ -120,17 +124,24 @@ class RegionActorSim : public ::testing::Test {
     return spawn_with(settings(root, in_flight, std::move(cluster)));
   }
 
+  // A launch with the built-in cloud-init on its CD-ROM (with_iso), rendered by the region.
+  static cloudinit::nocloud_plan cloud_init(const std::string& name) {
+    cloudinit::nocloud_plan p;
+    p.inputs.hostname = name;
+    p.inputs.endpoint = "https://127.0.0.1:6443";
+    p.inputs.bootstrap_token = "abcdef.0123456789abcdef";
+    return p;
+  }
   launch_request request(const std::string& name, bool with_iso = true) {
     launch_request r;
     r.nodeclaim = name;
     r.nodepool = "default";
-    r.cluster_name = "test-cluster";
     r.instance_type = "c2-m4";
     r.vcpus = 2;
     r.memory_mib = 2048;
     r.template_name = "k8s-template";
     r.tags = {"team-a"};
-    if (with_iso) r.iso = iso_;
+    if (with_iso) r.cloud_init = cloud_init(name);
     return r;
   }
 
@@ -156,13 +167,44 @@ class RegionActorSim : public ::testing::Test {
                  });
     return out;
   }
-  std::vector<owned_vm> owned(region_actor a) {
+  owned_vm_listing listing(region_actor a) {
     caf::scoped_actor self{*sys_};
-    std::vector<owned_vm> out;
+    owned_vm_listing out;
     self->request(a, 60s, list_owned_atom::value)
-        .receive([&](std::vector<owned_vm>& v) { out = std::move(v); },
+        .receive([&](owned_vm_listing& v) { out = std::move(v); },
                  [&](caf::error& e) { ADD_FAILURE() << sys_->render(e); });
     return out;
+  }
+  std::vector<owned_vm> owned(region_actor a) {
+    auto l = listing(a);
+    EXPECT_TRUE(l.fresh) << l.detail;
+    return l.vms;
+  }
+  template <class Reply, class... Ts>
+  Reply ask(region_actor a, Ts... xs) {
+    caf::scoped_actor self{*sys_};
+    Reply out;
+    out.error = {"test", "no reply"};
+    self->request(a, 120s, xs...)
+        .receive([&](Reply& r) { out = std::move(r); },
+                 [&](caf::error& e) {
+                   out.error = {"caf", sys_->render(e)};
+                 });
+    return out;
+  }
+  // The cloud-init ISO pve-sim stored for a volume id (local:iso/<file>) on `node`.
+  result<cloudinit::nocloud_files> iso_files(const std::string& node, const std::string& volid) {
+    auto colon = volid.find(':');
+    auto slash = volid.find('/');
+    if (colon == std::string::npos || slash == std::string::npos) {
+      return make_error("test", "not a volume id: " + volid);
+    }
+    auto path = data_dir_ / node / volid.substr(0, colon) / "iso" / volid.substr(slash + 1);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return make_error("test", "no file " + path.string());
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    return cloudinit::read_nocloud_iso(bytes.str());
   }
   region_inventory inventory(region_actor a) {
     caf::scoped_actor self{*sys_};
@@ -238,13 +280,21 @@ class RegionActorSim : public ::testing::Test {
     return n;
   }
 
+  // Removes pve-sim's data directory after the simulator stopped (members go in reverse order).
+  struct dir_cleanup {
+    fs::path path;
+    ~dir_cleanup() {
+      std::error_code ec;
+      if (!path.empty()) fs::remove_all(path, ec);
+    }
+  } cleanup_;
   pve_sim_process sim_;
   std::unique_ptr<transport::io_runtime> io_;
   caf::actor_system_config cfg_;
   std::unique_ptr<caf::actor_system> sys_;
   std::vector<std::shared_ptr<proxmox::client>> clients_;
   std::vector<region_actor> actors_;
-  std::string iso_;
+  fs::path data_dir_;
 };
 
 }  // namespace kp::actors::region::sim_fixture

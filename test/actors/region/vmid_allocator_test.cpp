@@ -59,3 +59,18 @@ TEST(VmidAllocator, AnExhaustedRangeYieldsNothing) {
 
 }  // namespace
 }  // namespace kp::actors::region
+
+namespace kp::actors::region {
+namespace {
+
+TEST(VmidAllocator, NeverHandsOutAVmidANodeClaimNamesEvenWithoutItsVm) {
+  vmid_allocator ids(20000);
+  ids.set_existing({20001});
+  ids.set_claimed({20000, 20002});  // their VMs vanished; the NodeClaims still exist
+  EXPECT_EQ(ids.reserve(t0), 20003u);
+  ids.set_claimed({});  // the NodeClaims went
+  EXPECT_EQ(ids.reserve(t0), 20000u);
+}
+
+}  // namespace
+}  // namespace kp::actors::region

@@ -8,6 +8,7 @@
 
 #include "snapshot_builder.hpp"
 #include "test/actors/caf_test_fixture.hpp"
+#include "test/actors/fake_region.hpp"
 
 namespace kp::actors::kproximate_gauges {
 namespace {
@@ -17,18 +18,16 @@ using namespace kp::protocol;
 
 // A region that only reports an inventory with `vms` VMs.
 region_actor::behavior_type fake_region(region_actor::pointer, std::uint32_t vms) {
-  return {
+  return test::fake_region_behavior(
       [](launch_atom, const launch_request&) { return launch_reply{}; },
       [](vm_delete_atom, const delete_request&) { return delete_reply{}; },
-      [](list_owned_atom) { return std::vector<owned_vm>{}; },
+      [](list_owned_atom) { return owned_vm_listing{}; },
       [vms](inventory_atom) {
         region_inventory inv;
         inv.refreshed = true;
         inv.vms = vms;
         return inv;
-      },
-      [](refresh_atom) {},
-  };
+      });
 }
 
 class KproximateGauges : public test::caf_test {

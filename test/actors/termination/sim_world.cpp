@@ -130,7 +130,10 @@ protocol::region_actor sim_world::spawn_region(const std::string& cluster,
   s.clone_wait.max_interval = 200ms;
   s.clone_wait.timeout = 60s;
   s.start_wait = s.clone_wait;
-  return track(actors::region::spawn_region_actor(*sys_, proxmox_, s));
+  auto region = track(actors::region::spawn_region_actor(*sys_, proxmox_, s));
+  // No NodeClaim names a VMID yet: the region may allocate.
+  caf::anon_send(region, protocol::claimed_vmids{});
+  return region;
 }
 
 status sim_world::sim_control(const std::string& path, const std::string& body) {
@@ -223,10 +226,10 @@ void sim_world::make_pod(const std::string& name, const std::string& node, const
 
 protocol::launch_reply sim_world::launch(protocol::region_actor a, const std::string& nodeclaim,
                                          const std::string& cluster) {
+  (void)cluster;  // the mark's cluster is the region actor's own CLUSTER_NAME
   protocol::launch_request r;
   r.nodeclaim = nodeclaim;
   r.nodepool = "default";
-  r.cluster_name = cluster;
   r.instance_type = "c2-m4";
   r.vcpus = 2;
   r.memory_mib = 2048;
@@ -246,7 +249,7 @@ std::vector<protocol::owned_vm> sim_world::owned(protocol::region_actor a) {
   caf::scoped_actor self{*sys_};
   std::vector<protocol::owned_vm> out;
   self->request(a, 60s, protocol::list_owned_atom::value)
-      .receive([&](std::vector<protocol::owned_vm>& v) { out = std::move(v); },
+      .receive([&](protocol::owned_vm_listing& v) { out = std::move(v.vms); },
                [&](caf::error& e) { ADD_FAILURE() << sys_->render(e); });
   return out;
 }

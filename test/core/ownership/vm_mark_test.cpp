@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "actors/region/ownership_mark.hpp"
+#include "core/ownership/vm_mark.hpp"
 
-namespace kp::actors::region {
+namespace kp::ownership {
 namespace {
 
 TEST(OwnershipMark, FormatsTheLineOfTheDesign) {
@@ -55,4 +55,4 @@ TEST(OwnershipMark, RecognisesTheGoProvidersDescriptionAndItsAffinity) {
 }
 
 }  // namespace
-}  // namespace kp::actors::region
+}  // namespace kp::ownership

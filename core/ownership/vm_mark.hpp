@@ -3,12 +3,12 @@
 //   karpenter-proxmox: cluster=<CLUSTER_NAME>, nodeclaim=<name>, nodepool=<pool>[, affinity=<cpus>]
 // written at clone time, so a VM made by this controller is recognisable after any crash.
 // `affinity=` (always last: its value contains commas) carries the CPU plan when a token could
-// not set the root-only `affinity` key. Pure text functions.
+// not set the root-only `affinity` key. Pure text functions; tools and tests rely on the line.
 #include <optional>
 #include <string>
 #include <string_view>
 
-namespace kp::actors::region {
+namespace kp::ownership {
 
 struct ownership_mark {
   std::string cluster;
@@ -30,4 +30,4 @@ bool is_go_provider_description(std::string_view description);
 // The `affinity=` plan of any description (ours or the Go provider's), "" when none.
 std::string description_affinity(std::string_view description);
 
-}  // namespace kp::actors::region
+}  // namespace kp::ownership

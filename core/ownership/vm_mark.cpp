@@ -1,8 +1,8 @@
-#include "actors/region/ownership_mark.hpp"
+#include "core/ownership/vm_mark.hpp"
 
 #include <vector>
 
-namespace kp::actors::region {
+namespace kp::ownership {
 namespace {
 
 constexpr std::string_view prefix = "karpenter-proxmox:";
@@ -91,4 +91,4 @@ std::string description_affinity(std::string_view description) {
   return std::string(trim(rest.substr(0, rest.find('\n'))));
 }
 
-}  // namespace kp::actors::region
+}  // namespace kp::ownership

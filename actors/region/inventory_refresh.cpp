@@ -1,0 +1,431 @@
+// The region's inventory: one /cluster/resources per refresh, then the details read once per
+// host (status, bridges) and once per VM (its config, again while the read fails). From it come
+// the placement view, the simple IPAM, the listing of what this cluster owns (positive knowledge
+// only: a VM whose config could not be read, or on a host that is not online, is "unknown") and
+// the inventory report.
+#include <algorithm>
+#include <set>
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+
+#include "actors/region/inventory.hpp"
+#include "actors/region/region_state.hpp"
+#include "core/topology/resolve_topology.hpp"
+
+namespace kp::actors::region {
+
+using namespace kp::protocol;
+
+namespace {
+
+bool counts_for_placement(const vm_record& vm) {
+  return !vm.is_template && !vm.is_container && vm.name != capacity_vm_name &&
+         vm.config.has_value();
+}
+
+// The host's topology from its status, its topology VM and NODE_SETTING_FILE (in that order
+// of priority, core/topology). A host whose file entry does not fit it is not used: the reason
+// is kept for the inventory and logged when it changes.
+std::optional<placement::host_topology> topology_of(region_state& st, const host_record& h) {
+  if (!h.node_status) return std::nullopt;
+  const auto& ci = h.node_status->cpuinfo;
+  topology::host_observation seen;
+  seen.region = st.cfg.region;
+  seen.host = h.name;
+  seen.cpu.sockets = std::max(1, static_cast<int>(ci.sockets));
+  // Proxmox reports physical cores summed over the sockets.
+  seen.cpu.cores_per_socket = std::max(1, static_cast<int>(ci.cores) / seen.cpu.sockets);
+  seen.cpu.cpus = static_cast<int>(ci.cpus);
+  seen.memory_bytes = static_cast<std::int64_t>(h.node_status->memory_total);
+  for (const auto& [id, vm] : st.vms) {
+    if (vm.node != h.name || !vm.config) continue;
+    auto tags = vm.config->raw.find("tags");
+    if (!topology::is_topology_vm(vm.name, tags == vm.config->raw.end() ? "" : tags->second)) {
+      continue;
+    }
+    seen.topology_vm = topology::host_observation::vm{static_cast<int>(id), vm.config->raw};
+    break;
+  }
+  const auto* file = st.cfg.node_settings ? &*st.cfg.node_settings : nullptr;
+  auto resolved = topology::resolve_host_topology(seen, file);
+  if (!resolved) {
+    auto& known = st.unusable_hosts[h.name];
+    if (known != resolved.error().message) {
+      known = resolved.error().message;
+      st.log.warn("host left out of placement: its topology cannot be resolved",
+                  {{"region", st.cfg.region}, {"host", h.name}, {"reason", known}});
+    }
+    return std::nullopt;
+  }
+  if (st.unusable_hosts.erase(h.name) != 0) {
+    st.log.info("host topology resolved again", {{"region", st.cfg.region}, {"host", h.name}});
+  }
+  auto warning = resolved->warning.value_or("");
+  auto& known_warning = st.topology_warnings[h.name];
+  if (warning != known_warning) {
+    known_warning = warning;
+    if (!warning.empty()) {
+      st.log.warn("topology VM unreadable, using the predicted topology",
+                  {{"region", st.cfg.region}, {"host", h.name}, {"reason", warning}});
+    }
+  }
+  return std::move(resolved->topology);
+}
+
+std::vector<ipam::host_bridge> bridges_of(const host_record& h) {
+  std::vector<ipam::host_bridge> out;
+  if (!h.network) return out;
+  for (const auto& n : *h.network) {
+    if (n.type.find("bridge") == std::string::npos || n.cidr.empty()) continue;
+    out.push_back({n.cidr, n.gateway});
+  }
+  return out;
+}
+
+void count_unknown(region_state& st, const std::string& why) {
+  if (st.metrics.unknown == nullptr) return;
+  st.metrics.unknown->Add({{"region", st.cfg.region}, {"reason", why}}).Increment();
+}
+
+void finish_refresh(self_ptr self, std::string detail) {
+  auto& st = self->state;
+  st.refreshing = false;
+  st.detail = std::move(detail);
+  if (st.detail.empty()) {
+    st.refreshed = true;
+    std::set<std::uint32_t> ids;
+    for (const auto& [id, vm] : st.vms) ids.insert(id);
+    st.ids.set_existing(std::move(ids));
+    rebuild_placement(st);
+    rebuild_ipam(st);
+    if (st.cfg.leftover_iso_every > 0 && st.refreshes++ % st.cfg.leftover_iso_every == 0) {
+      sweep_leftover_isos(self);
+    }
+  } else {
+    st.log.debug("inventory refresh failed", {{"region", st.cfg.region}, {"detail", st.detail}});
+  }
+  schedule_tick(self);
+  if (st.refresh_again) {
+    st.refresh_again = false;
+    // Defer through the mailbox so a refresh never recurses.
+    self->send(self, refresh_atom::value);
+  }
+  // Waiters run even after a failed refresh: with a stale (or no) inventory they answer errors.
+  auto waiters = std::move(st.after_refresh);
+  st.after_refresh.clear();
+  for (auto& w : waiters) w();
+}
+
+void fetch_details(self_ptr self) {
+  auto& st = self->state;
+  auto pending = std::make_shared<int>(1);
+  auto one_done = [self, pending] {
+    if (--*pending == 0) finish_refresh(self, "");
+  };
+  for (auto& [name, h] : st.hosts) {
+    if (!h.online() || h.node_status) continue;
+    ++*pending;
+    std::string host = name;
+    st.api->node_status(host, bounce<proxmox::node_status>(
+                                  self, [self, host, one_done](result<proxmox::node_status> r) {
+                                    auto it = self->state.hosts.find(host);
+                                    if (r && it != self->state.hosts.end()) {
+                                      it->second.node_status = *r;
+                                    }
+                                    one_done();
+                                  }));
+  }
+  for (auto& [name, h] : st.hosts) {
+    if (!h.online() || h.network) continue;
+    ++*pending;
+    std::string host = name;
+    st.api->node_network(
+        host, bounce<std::vector<proxmox::network_interface>>(
+                  self, [self, host, one_done](result<std::vector<proxmox::network_interface>> r) {
+                    auto it = self->state.hosts.find(host);
+                    // Without bridges the IPAM still works (no gateway default, no seeds).
+                    if (r && it != self->state.hosts.end()) it->second.network = std::move(*r);
+                    one_done();
+                  }));
+  }
+  for (auto& [id, vm] : st.vms) {
+    if (vm.is_container || (vm.config && !vm.synthetic && vm.config_error.empty())) continue;
+    auto host = st.hosts.find(vm.node);
+    // `unknown` on an online host is a new VM Proxmox has no status data for yet: readable.
+    if (host == st.hosts.end() || !host->second.online()) {
+      // Its host does not answer: what is on it is unknown until it does.
+      vm.config_error = "host " + vm.node + " is " +
+                        (host == st.hosts.end() ? std::string("unknown") : host->second.status);
+      continue;
+    }
+    ++*pending;
+    std::uint32_t vmid = id;
+    std::string name = vm.name;
+    std::uint64_t epoch = vm.epoch;
+    st.api->vm_config(
+        vm.node, vmid,
+        bounce<proxmox::vm_config>(
+            self, [self, vmid, name, epoch, one_done](result<proxmox::vm_config> r) {
+              auto& st = self->state;
+              auto it = st.vms.find(vmid);
+              // A launch that finished meanwhile wrote a newer config: keep it.
+              if (it != st.vms.end() && it->second.name == name && it->second.epoch == epoch) {
+                if (r) {
+                  it->second.config = std::move(*r);
+                  it->second.synthetic = false;
+                  it->second.config_error.clear();
+                } else {
+                  it->second.config_error = r.error().code + ": " + r.error().message;
+                  count_unknown(st, "config_read");
+                  st.log.debug("reading a VM's config failed: its owner is unknown for now",
+                               {{"region", st.cfg.region},
+                                {"vmid", std::to_string(vmid)},
+                                {"error", it->second.config_error}});
+                }
+              }
+              one_done();
+            }));
+  }
+  one_done();
+}
+
+}  // namespace
+
+void schedule_tick(self_ptr self) {
+  auto& st = self->state;
+  ++st.timer_generation;
+  self->delayed_send(self, st.cfg.refresh_interval, tick_atom::value, st.timer_generation);
+}
+
+void refresh(self_ptr self) {
+  auto& st = self->state;
+  if (st.refreshing) {
+    st.refresh_again = true;
+    return;
+  }
+  st.refreshing = true;
+  // Whoever asked for a listing made after their request gets this one.
+  for (auto& f : st.after_next_refresh) st.after_refresh.push_back(std::move(f));
+  st.after_next_refresh.clear();
+  st.api->cluster_resources(
+      std::nullopt, bounce<std::vector<proxmox::cluster_resource>>(
+                        self, [self](result<std::vector<proxmox::cluster_resource>> r) {
+                          auto& st = self->state;
+                          if (!r) {
+                            finish_refresh(self, "cluster resources: " + r.error().code + ": " +
+                                                     r.error().message);
+                            return;
+                          }
+                          std::map<std::string, host_record> hosts;
+                          std::map<std::uint32_t, vm_record> vms;
+                          for (const auto& res : *r) {
+                            if (res.type != "node") continue;
+                            auto& h = hosts[res.node];
+                            h.name = res.node;
+                            h.status = res.status.empty() ? "unknown" : res.status;
+                            h.cpu = res.cpu;
+                            auto old = st.hosts.find(res.node);
+                            if (old != st.hosts.end()) {
+                              h.node_status = old->second.node_status;
+                              h.network = old->second.network;
+                            }
+                          }
+                          for (const auto& res : *r) {
+                            if (res.type == "storage") {
+                              bool iso = res.content.find("iso") != std::string::npos;
+                              auto h = hosts.find(res.node);
+                              if (iso && h != hosts.end() && res.status == "available") {
+                                h->second.iso_storages.push_back(res.storage);
+                              }
+                            } else if (res.type == "qemu" || res.type == "lxc") {
+                              vm_record vm;
+                              vm.vmid = res.vmid;
+                              vm.node = res.node;
+                              vm.name = res.name;
+                              vm.status = res.status;
+                              vm.lock = res.lock;
+                              vm.is_template = res.template_;
+                              vm.is_container =
+                                  res.type == "lxc";  // holds a VMID; never placed, never ours
+                              vm.pool = res.pool;
+                              auto old = st.vms.find(res.vmid);
+                              if (!vm.is_container && old != st.vms.end() &&
+                                  old->second.name == res.name && old->second.node == res.node) {
+                                // A synthetic config stays until the real one arrives (adoption and
+                                // deletes need the mark and the CD-ROM in between).
+                                vm.config = std::move(old->second.config);
+                                vm.config_error = old->second.config_error;
+                                vm.synthetic = old->second.synthetic;
+                                vm.epoch = old->second.epoch;
+                              }
+                              vms[res.vmid] = std::move(vm);
+                            }
+                          }
+                          st.hosts = std::move(hosts);
+                          st.vms = std::move(vms);
+                          fetch_details(self);
+                        }));
+}
+
+void with_inventory(self_ptr self, std::function<void()> f) {
+  if (self->state.refreshed) {
+    f();
+    return;
+  }
+  self->state.after_refresh.push_back(std::move(f));
+  refresh(self);
+}
+
+void with_fresh_inventory(self_ptr self, std::function<void()> f) {
+  auto& st = self->state;
+  st.after_next_refresh.push_back(std::move(f));
+  refresh(self);  // starts one now, or right after the one under way
+}
+
+void remember_config(region_state& st, std::uint32_t vmid, const proxmox::vm_config& config) {
+  auto it = st.vms.find(vmid);
+  if (it == st.vms.end()) return;
+  it->second.config = config;
+  it->second.config_error.clear();
+  it->second.synthetic = false;
+  it->second.epoch = ++st.epoch;
+}
+
+// Addresses in use: every VM's static ipconfigN, every host bridge, and the launches in flight
+// (their config may not be written yet). The Go provider also seeds Node addresses; ours are
+// all in VM configs, which survive a controller restart.
+void rebuild_ipam(region_state& st) {
+  std::vector<std::string> ipconfigs;
+  for (const auto& [id, vm] : st.vms) {
+    (void)id;
+    // A template's ipconfig is the request ("ip=10.0.0.0/24"), not an address in use.
+    if (vm.is_template || !vm.config) continue;
+    for (const auto& [index, text] : vm.config->ipconfigs) {
+      (void)index;
+      ipconfigs.push_back(text);
+    }
+  }
+  std::vector<ipam::host_bridge> bridges;
+  for (const auto& [name, h] : st.hosts) {
+    (void)name;
+    auto b = bridges_of(h);
+    bridges.insert(bridges.end(), b.begin(), b.end());
+  }
+  st.ipam.rebuild({}, ipconfigs, bridges);
+  for (const auto& [claim, op] : st.launching) {
+    (void)claim;
+    if (!op->ip_address.empty()) st.ipam.observe_address(op->ip_address);
+  }
+}
+
+void rebuild_placement(region_state& st) {
+  st.placement_hosts.clear();
+  for (auto it = st.unusable_hosts.begin(); it != st.unusable_hosts.end();) {
+    it = st.hosts.count(it->first) == 0 ? st.unusable_hosts.erase(it) : std::next(it);
+  }
+  for (const auto& [name, h] : st.hosts) {
+    auto topology = topology_of(st, h);
+    if (!topology) continue;
+    placement::host_state hs(name, *topology);
+    hs.online = h.online();
+    hs.reported_cpu_load = h.cpu;
+    for (const auto& [id, vm] : st.vms) {
+      if (vm.node != name || !counts_for_placement(vm)) continue;
+      // A VM still being launched holds what its reservation says (its config is not final).
+      if (st.reserved.count(id) != 0) continue;
+      auto mark = mark_of(vm);
+      bool ours = mark && mark->cluster == st.cfg.cluster_name;
+      // Stopped VMs of others hold nothing (the Go provider counts running VMs only); ours
+      // will run again.
+      if (!ours && vm.status != "running") continue;
+      hs.add(allocation_from_config(static_cast<int>(id), *vm.config, ours));
+    }
+    for (const auto& [id, r] : st.reserved) {
+      if (r.first == name) hs.add(r.second);
+    }
+    st.placement_hosts.push_back(std::move(hs));
+  }
+}
+
+placement::host_state* placement_host(region_state& st, const std::string& name) {
+  for (auto& h : st.placement_hosts) {
+    if (h.name() == name) return &h;
+  }
+  return nullptr;
+}
+
+owned_vm_listing list_owned(const region_state& st) {
+  owned_vm_listing out;
+  out.region = st.cfg.region;
+  out.fresh = st.refreshed && st.detail.empty();
+  out.detail = st.detail;
+  if (!out.fresh) return out;
+  for (const auto& [name, h] : st.hosts) {
+    if (!h.online()) out.unknown_hosts.push_back(name);
+  }
+  for (const auto& [id, vm] : st.vms) {
+    if (vm.is_template || vm.is_container) continue;
+    auto host = st.hosts.find(vm.node);
+    bool host_online = host != st.hosts.end() && host->second.online();
+    if (!host_online || !vm.config || !vm.config_error.empty()) {
+      unknown_vm u;
+      u.vmid = id;
+      u.zone = vm.node;
+      u.provider_id = provider_id(st, id);
+      u.reason = !vm.config_error.empty() ? vm.config_error
+                 : !host_online           ? "host " + vm.node + " is not online"
+                                          : "its config was not read yet";
+      out.unknown.push_back(std::move(u));
+      continue;
+    }
+    owned_vm o;
+    o.vmid = id;
+    o.zone = vm.node;
+    o.status = vm.status;
+    o.provider_id = provider_id(st, id);
+    o.created_unix = creation_time(*vm.config);
+    if (auto mark = mark_of(vm)) {
+      if (mark->cluster != st.cfg.cluster_name) continue;  // another cluster's VM
+      o.nodeclaim = mark->nodeclaim;
+      o.nodepool = mark->nodepool;
+    } else if (vm.config->description &&
+               ownership::is_go_provider_description(*vm.config->description)) {
+      o.nodeclaim = vm.name;
+      o.collectable = false;  // made by the Go provider: adopt, never collect
+    } else {
+      continue;  // not ours
+    }
+    out.vms.push_back(std::move(o));
+  }
+  return out;
+}
+
+region_inventory snapshot(const region_state& st) {
+  region_inventory inv;
+  inv.region = st.cfg.region;
+  inv.refreshed = st.refreshed;
+  inv.detail = st.detail;
+  for (const auto& [name, h] : st.hosts) {
+    (h.online() ? inv.hosts_online : inv.hosts_offline).push_back(name);
+  }
+  for (const auto& [id, vm] : st.vms) {
+    (void)id;
+    if (vm.is_container) continue;
+    if (vm.is_template && vm.config && vm.config->is_template) {
+      inv.templates[vm.node].push_back(vm.name);
+    } else if (!vm.is_template) {
+      ++inv.vms;
+    }
+  }
+  inv.in_flight = static_cast<std::uint32_t>(st.window->in_flight());
+  inv.queued = static_cast<std::uint32_t>(st.window->queued());
+  inv.peak_in_flight = static_cast<std::uint32_t>(st.peak_in_flight);
+  for (const auto& h : st.placement_hosts) {
+    inv.capacity.push_back({h.name(), h.online, h.free_cpus(), h.free_memory()});
+  }
+  inv.unusable_hosts = st.unusable_hosts;
+  return inv;
+}
+
+}  // namespace kp::actors::region

@@ -1,0 +1,290 @@
+#pragma once
+// The region actor's private state and the functions its concept files share. Only the files of
+// actors/region include this. Every Proxmox completion comes back into the actor as a
+// continuation (bounce), so the state stays single-threaded; every task wait polls on the actor
+// clock (wait_task), so CAF's test coordinator drives it in virtual time.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "actors/continuation.hpp"
+#include "actors/credit_window.hpp"
+#include "actors/region/region_actor.hpp"
+#include "actors/region/vmid_allocator.hpp"
+#include "core/cloudinit/vm_render.hpp"
+#include "core/ipam/simple_ipam.hpp"
+#include "core/ownership/vm_mark.hpp"
+#include "core/placement/place_vm.hpp"
+#include "observability/logging.hpp"
+#include "protocol/proxmox/api.hpp"
+#include "protocol/region_messages.hpp"
+
+namespace prometheus {
+class Counter;
+template <class T>
+class Family;
+}  // namespace prometheus
+
+namespace kp::actors::region {
+
+using tick_atom = caf::atom_constant<caf::atom("regiontick")>;
+using impl_actor = protocol::region_actor::extend<caf::reacts_to<resume_atom, continuation>,
+                                                  caf::reacts_to<tick_atom, std::uint64_t>>;
+
+inline constexpr const char* capacity_vm_name = "node-capacity";
+
+// One VM or container as /cluster/resources lists it, with its config once read.
+struct vm_record {
+  std::uint32_t vmid = 0;
+  std::string node;
+  std::string name;
+  std::string status;  // running, stopped, unknown (its host is offline)
+  bool is_template = false;
+  bool is_container = false;
+  std::string lock;
+  std::string pool;
+  std::optional<proxmox::vm_config> config;  // read once per VM, again while it fails
+  std::string config_error;                  // why the last read failed; "" when none
+  bool synthetic = false;   // config made by us after a launch: the next refresh reads the real one
+  std::uint64_t epoch = 0;  // bumped when we write `config`, so older reads do not overwrite it
+};
+
+struct host_record {
+  std::string name;
+  std::string status;  // online, offline, unknown
+  double cpu = 0;
+  std::optional<proxmox::node_status> node_status;  // read once
+  std::vector<std::string> iso_storages;
+  // Bridges (GET /nodes/{node}/network), read once: the simple IPAM's seeds and gateways.
+  std::optional<std::vector<proxmox::network_interface>> network;
+  bool online() const { return status == "online"; }
+};
+
+// The steps of a launch, in order. Each is read back from Proxmox when a launch resumes.
+enum class launch_step { clone, upload, config, resize, firewall, start, join, done };
+const char* step_name(launch_step s);
+
+struct launch_op {
+  protocol::launch_request req;
+  std::vector<caf::typed_response_promise<protocol::launch_reply>> waiters;
+  std::string host;
+  std::uint32_t template_vmid = 0;
+  std::uint32_t vmid = 0;
+  placement::vm_allocation allocation;
+  std::optional<placement::pinning> pinning;
+  std::string iso_volid;
+  bool cloned = false;   // a VM exists for this launch (made now or found)
+  bool resumed = false;  // the VM existed before this launch
+  std::string resumed_at;
+  int clone_attempts = 0;
+  // What the config call derives the VM's NICs and address from: the template's config for a
+  // new VM, the VM's own (still the template's) when a launch resumes before its config call.
+  std::optional<proxmox::vm_config> base_config;
+  std::optional<proxmox::vm_config> current;  // the VM's config as last read (resume)
+  std::string ipconfig0;                      // written in the config call
+  std::string ip_address;                     // held in the IPAM ("" when none)
+  std::vector<cloudinit::vm_nic> nics;        // the VM's NICs with our MACs and addresses
+  bool started_now = false;                   // this launch started the VM
+  // Join through the guest agent: the rendered command (holds the bootstrap token: never
+  // logged), the deadline and next poll interval, the exec's pid, the last agent error.
+  std::string join_command;
+  caf::actor_clock::time_point agent_deadline;
+  std::chrono::milliseconds agent_interval{0};
+  int agent_pid = 0;
+  std::string agent_error;
+  std::uint32_t agent_requests = 0;
+  bool joined_by_agent = false;
+};
+
+struct region_metrics {
+  prometheus::Family<prometheus::Counter>* refusals = nullptr;
+  prometheus::Family<prometheus::Counter>* unknown = nullptr;
+};
+
+struct region_state {
+  std::shared_ptr<proxmox::api> api;
+  region_settings cfg;
+  std::map<std::string, host_record> hosts;
+  std::map<std::uint32_t, vm_record> vms;
+  std::vector<placement::host_state> placement_hosts;
+  std::map<std::uint32_t, std::pair<std::string, placement::vm_allocation>> reserved;
+  vmid_allocator ids;
+  std::unique_ptr<credit_windows> windows;
+  credit_window* window = nullptr;
+  placement::placement_cursor cursor;
+  std::map<std::string, std::shared_ptr<launch_op>> launching;  // by NodeClaim name
+  // Inventory refreshes: one at a time; waiters of the running one, and waiters that need one
+  // started after they asked (fresh listings).
+  bool refreshed = false;
+  bool refreshing = false;
+  bool refresh_again = false;
+  std::string detail;
+  std::vector<std::function<void()>> after_refresh;
+  std::vector<std::function<void()>> after_next_refresh;
+  std::uint64_t timer_generation = 0;
+  std::uint64_t refreshes = 0;  // successful ones, for the leftover ISO sweep
+  std::uint64_t epoch = 0;
+  std::size_t peak_in_flight = 0;
+  // VMIDs NodeClaims name: nothing is allocated before they are known; a new sender (a new
+  // leader's fleet) makes the next allocation list Proxmox first.
+  bool claims_known = false;
+  caf::actor_id claims_sender = 0;  // 0: sent anonymously (tests)
+  bool list_before_allocate = true;
+  std::vector<std::function<void()>> waiting_for_claims;
+  std::mt19937_64 random{std::random_device{}()};
+  ipam::simple_ipam ipam;  // rebuilt at every refresh from VM configs and bridges
+  std::map<std::string, std::string> unusable_hosts;  // host -> why its topology is unknown
+  std::map<std::string, std::string> topology_warnings;
+  region_metrics metrics;
+  obs::logger log{"region"};
+
+  static inline const char* name = "region";
+};
+
+using self_ptr = impl_actor::stateful_pointer<region_state>;
+
+// --- shared plumbing (region_actor.cpp) ------------------------------------------------------
+
+// A client callback that resumes `f` inside the actor.
+template <class T>
+proxmox::callback<T> bounce(self_ptr self, std::function<void(result<T>)> f) {
+  return resume_in<result<T>>(impl_actor{self}, std::move(f));
+}
+proxmox::done_callback bounce_status(self_ptr self, std::function<void(status)> f);
+
+// Runs `f` inside the actor after `delay` on the actor clock.
+void after(self_ptr self, std::chrono::milliseconds delay, std::function<void()> f);
+
+// Polls the task until it stops or the wait's timeout passes (first at once, then from
+// initial_interval growing by the multiplier up to max_interval), on the actor clock. `done`
+// gets "task_failed" (the task's exit status), "timeout", or a poll error that is not transient.
+void wait_task(self_ptr self, const proxmox::upid& task, proxmox::task_wait_options wait,
+               std::function<void(status)> done);
+// The same for calls that may finish inline (no task) or fail before one started.
+void wait_optional_task(self_ptr self, result<std::optional<proxmox::upid>> task,
+                        proxmox::task_wait_options wait, std::function<void(status)> done);
+void wait_started_task(self_ptr self, result<proxmox::upid> task, proxmox::task_wait_options wait,
+                       std::function<void(status)> done);
+
+protocol::region_error proxmox_error(const kp::error& e);
+std::string provider_id(const region_state& st, std::uint32_t vmid);
+std::optional<ownership::ownership_mark> mark_of(const vm_record& vm);
+bool is_gone(const kp::error& e);  // Proxmox says the VM (or file) does not exist
+void note_in_flight(region_state& st);
+
+// --- inventory (inventory_refresh.cpp) ----------------------------------------------------------
+
+void refresh(self_ptr self);
+void schedule_tick(self_ptr self);
+// Runs `f` once an inventory exists (at once when it does; after the next refresh otherwise).
+void with_inventory(self_ptr self, std::function<void()> f);
+// Runs `f` after a refresh that started after this call (a listing that is fresh).
+void with_fresh_inventory(self_ptr self, std::function<void()> f);
+void rebuild_placement(region_state& st);
+void rebuild_ipam(region_state& st);
+placement::host_state* placement_host(region_state& st, const std::string& name);
+protocol::owned_vm_listing list_owned(const region_state& st);
+protocol::region_inventory snapshot(const region_state& st);
+// Records a VM read in the same step as an operation (a door check, a resumed launch).
+void remember_config(region_state& st, std::uint32_t vmid, const proxmox::vm_config& config);
+
+// --- the door: ownership read in the same step (ownership_check.cpp) ----------------------------
+
+enum class verdict { ours, adopted, foreign, gone, unknown };
+
+struct vm_check {
+  verdict what = verdict::unknown;
+  std::string node;
+  std::uint32_t vmid = 0;
+  proxmox::vm_config config;  // as read (ours, adopted, foreign)
+  std::string why;            // for logs and error messages
+};
+
+// Who a request expects the VM to belong to.
+struct expected_owner {
+  std::string nodeclaim;
+  bool allow_adopted = true;  // the Go provider's VM of that name counts as ours
+};
+
+// Reads the VM's config where the inventory last saw it and judges it against `owner`. A read
+// that says "does not exist" is checked against a fresh listing before the VM counts as gone (it
+// may have moved); any other failure is "unknown".
+void check_vm(self_ptr self, std::uint32_t vmid, expected_owner owner,
+              std::function<void(vm_check)> done);
+// The same for a template VM: its template mark must name this cluster and `template_name`.
+void check_template_vm(self_ptr self, std::uint32_t vmid, std::string template_name,
+                       std::function<void(vm_check)> done);
+// A refused request: a log line, karpenter_proxmox_foreign_vm_refusals_total, the reply's error.
+protocol::region_error refuse_foreign(self_ptr self, const char* operation, const vm_check& c,
+                                      const std::string& expected);
+protocol::region_error unknown_error(const vm_check& c);
+
+// --- launch (launch_sequence.cpp, launch_placement.cpp, agent_join.cpp) ------------------------
+
+void handle_launch(self_ptr self, protocol::launch_request req,
+                   caf::typed_response_promise<protocol::launch_reply> rp);
+void fail_launch(self_ptr self, const std::shared_ptr<launch_op>& op, protocol::region_error e);
+void record_started(self_ptr self, const std::shared_ptr<launch_op>& op);
+// Chooses host, VMID, pinning, NICs and address for a new VM; an error code when it cannot.
+protocol::region_error place_new_vm(self_ptr self, launch_op& op);
+// NICs (our MACs) and the simple IPAM's address from `op.base_config`, for the config call.
+protocol::region_error plan_network(region_state& st, launch_op& op);
+std::vector<std::string> normalised_tags(const std::vector<std::string>& wanted);
+void join_by_agent(self_ptr self, std::shared_ptr<launch_op> op);
+// Runs `f` once the VMIDs NodeClaims name are known; replies through `not_ready` if they stay
+// unknown for the wait.
+void when_claims_known(self_ptr self, std::function<void()> f, std::function<void()> not_ready);
+
+// --- delete (vm_delete.cpp) ----------------------------------------------------------------------
+
+void handle_delete(self_ptr self, protocol::delete_request req,
+                   caf::typed_response_promise<protocol::delete_reply> rp);
+// Stops (if running), destroys with purge, deletes the ISO. The caller checked ownership.
+void destroy_vm(self_ptr self, std::string node, std::uint32_t vmid, std::string iso_volid,
+                std::function<void(status, bool already_gone)> done);
+void forget_vm(self_ptr self, std::uint32_t vmid, const std::string& node);
+
+// --- ISOs (iso_housekeeping.cpp) -----------------------------------------------------------------
+
+std::string iso_name_for(const region_state& st, std::uint32_t vmid, const std::string& nodeclaim);
+// Our NoCloud ISO on the config's ide2 for that VM and NodeClaim, "" when it has none.
+std::string our_iso(const region_state& st, const proxmox::vm_config& config, std::uint32_t vmid,
+                    const std::string& nodeclaim);
+void delete_iso(self_ptr self, const std::string& node, const std::string& volid,
+                std::function<void()> done);
+void sweep_leftover_isos(self_ptr self);
+void handle_release_iso(self_ptr self, protocol::release_iso_request req,
+                        caf::typed_response_promise<protocol::release_iso_reply> rp);
+
+// --- sync (vm_sync.cpp) --------------------------------------------------------------------------
+
+void handle_sync(self_ptr self, protocol::sync_vm_request req,
+                 caf::typed_response_promise<protocol::sync_vm_reply> rp);
+
+// --- templates (template_operations.cpp) ---------------------------------------------------------
+
+void handle_template_observe(self_ptr self, protocol::template_observe_request req,
+                             caf::typed_response_promise<protocol::template_observation> rp);
+void handle_template_download(self_ptr self, protocol::template_download_request req,
+                              caf::typed_response_promise<protocol::template_step_reply> rp);
+void handle_template_create(self_ptr self, protocol::template_create_request req,
+                            caf::typed_response_promise<protocol::template_step_reply> rp);
+void handle_template_clone(self_ptr self, protocol::template_clone_request req,
+                           caf::typed_response_promise<protocol::template_step_reply> rp);
+void handle_template_convert(self_ptr self, protocol::template_convert_request req,
+                             caf::typed_response_promise<protocol::template_step_reply> rp);
+void handle_template_retire(self_ptr self, protocol::template_retire_request req,
+                            caf::typed_response_promise<protocol::template_step_reply> rp);
+void handle_template_delete(self_ptr self, protocol::template_delete_request req,
+                            caf::typed_response_promise<protocol::template_step_reply> rp);
+
+}  // namespace kp::actors::region
