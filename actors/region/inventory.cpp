@@ -1,6 +1,7 @@
 #include "actors/region/inventory.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <string_view>
 #include <vector>
 
@@ -44,11 +45,10 @@ std::int64_t creation_time(const proxmox::vm_config& config) {
   if (!props) return 0;
   auto ctime = proxmox::find_property(*props, "ctime");
   if (!ctime) return 0;
-  try {
-    return std::stoll(*ctime);
-  } catch (...) {
-    return 0;
-  }
+  std::int64_t seconds = 0;
+  auto [end, ec] = std::from_chars(ctime->data(), ctime->data() + ctime->size(), seconds);
+  if (ec != std::errc{} || end != ctime->data() + ctime->size()) return 0;
+  return seconds;
 }
 
 std::optional<std::string> boot_disk(const proxmox::vm_config& config) {

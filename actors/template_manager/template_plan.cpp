@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -219,10 +220,11 @@ std::variant<desired_template, spec_problem> validate_template(const kube::proxm
   for (std::size_t i = 0; i < spec.network.size(); ++i) {
     const auto& n = spec.network[i];
     std::string name = n.name.empty() ? "net" + std::to_string(i) : n.name;
-    if (name.rfind("net", 0) != 0 || name.size() == 3 ||
-        !std::all_of(name.begin() + 3, name.end(),
-                     [](unsigned char c) { return std::isdigit(c) != 0; }) ||
-        std::stoi(name.substr(3)) > 31) {
+    unsigned index = 0;
+    auto digits = std::string_view(name).substr(std::min<std::size_t>(3, name.size()));
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+    if (name.rfind("net", 0) != 0 || digits.empty() || ec != std::errc{} ||
+        end != digits.data() + digits.size() || index > 31) {
       return invalid("spec.network[" + std::to_string(i) + "].name " + name +
                      " is not netN (N 0..31)");
     }

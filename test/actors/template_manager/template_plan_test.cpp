@@ -301,6 +301,11 @@ TEST(TemplateValidation, RefusesWhatProxmoxCannotImportWithAMessageNamingTheFiel
   t = make_template();
   t.spec.network[0].bridge.clear();
   check(t, "bridge is empty");
+  for (const char* name : {"net32", "net99999999999999999999", "net-1", "net+1", "eth0"}) {
+    t = make_template();
+    t.spec.network[0].name = name;
+    check(t, "is not netN (N 0..31)");
+  }
 }
 
 TEST(TemplateVmConfig, CarriesTheSpecAndTheMark) {
