@@ -229,7 +229,8 @@ void e2e_test::pve_task(const std::string& method, const std::string& node, cons
   auto r = world->pve_api(method, path, templated_path, body);
   ASSERT_TRUE(r.ok() && r->ok()) << method << " " << path << ": "
                                  << (r.ok() ? r->body : r.error().message);
-  const auto& data = r->json().at("data");
+  auto reply = r->json();  // by value: keep it while `data` refers into it
+  const auto& data = reply.at("data");
   ASSERT_TRUE(data.is_string()) << method << " " << path << " started no task: " << r->body;
   pve_wait_task(node, std::string(data.as_string()));
 }
@@ -262,7 +263,8 @@ long e2e_test::pve_requests(const std::string& key) {
   auto r = world->pve().call("GET", "/sim/v1/stats");
   if (!r.ok() || !r->ok()) return -1;
   long n = 0;
-  for (const auto& e : r->json().at("requests").as_array()) {
+  auto stats = r->json();
+  for (const auto& e : stats.at("requests").as_array()) {
     auto k = std::string(e.at("method").as_string()) + " " + std::string(e.at("path").as_string());
     if (k == key) n += e.at("count").to_number<long>();
   }

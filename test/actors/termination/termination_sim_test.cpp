@@ -130,7 +130,9 @@ TEST_F(TerminationSim, ANodeDeletedFirstTakesItsNodeClaimAndItsVm) {
 }
 
 TEST_F(TerminationSim, ANodeWithoutNodeClaimWaitsForItsVolumeAttachmentsThenLosesVmAndFinalizer) {
-  auto vm = launch(region(), "orphan-node");
+  // Our Node is named like the NodeClaim its VM was launched for (VM name = hostname): with
+  // that NodeClaim gone, the Node's name is the owner the VM's mark must name.
+  auto vm = launch(region(), "node-d");
   ASSERT_TRUE(vm.ok) << vm.error.message;
   make_node("node-d", vm.provider_id);
   kube::volume_attachment va;
