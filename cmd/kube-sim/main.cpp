@@ -20,7 +20,8 @@ void usage() {
                "                [--disable-controllers NAME[,NAME...]]\n"
                "controllers: scheduler kubelet replicaset node-lifecycle token-cleaner "
                "garbage-collector\n"
-               "             disruption csr-signer namespace (all on by default)\n";
+               "             disruption csr-signer namespace deployment daemonset statefulset job\n"
+               "             (all on by default)\n";
 }
 
 bool write_file_atomically(const std::string& path, const std::string& content) {

@@ -178,7 +178,11 @@ status cluster::start() {
   s.controllers.push_back(make_token_cleaner());
   s.controllers.push_back(make_node_lifecycle());
   s.controllers.push_back(make_garbage_collector());
+  s.controllers.push_back(make_deployment_controller());
   s.controllers.push_back(make_replicaset_controller());
+  s.controllers.push_back(make_daemonset_controller());
+  s.controllers.push_back(make_statefulset_controller());
+  s.controllers.push_back(make_job_controller());
   s.controllers.push_back(make_scheduler());
   s.controllers.push_back(make_kubelet());
   s.controllers.push_back(make_disruption_controller());

@@ -30,10 +30,19 @@ struct cluster_options {
   std::size_t max_request_body = 3u << 20;
   controller_settings controllers;
   // Simulated controllers by name; all on by default.
-  std::map<std::string, bool> enabled{
-      {"scheduler", true},      {"kubelet", true},       {"replicaset", true},
-      {"node-lifecycle", true}, {"token-cleaner", true}, {"garbage-collector", true},
-      {"disruption", true},     {"csr-signer", true},    {"namespace", true}};
+  std::map<std::string, bool> enabled{{"scheduler", true},
+                                      {"kubelet", true},
+                                      {"replicaset", true},
+                                      {"node-lifecycle", true},
+                                      {"token-cleaner", true},
+                                      {"garbage-collector", true},
+                                      {"disruption", true},
+                                      {"csr-signer", true},
+                                      {"namespace", true},
+                                      {"deployment", true},
+                                      {"daemonset", true},
+                                      {"statefulset", true},
+                                      {"job", true}};
 };
 
 class cluster {

@@ -7,6 +7,7 @@
 #include "sim/kube/json_util.hpp"
 #include "sim/kube/patch.hpp"
 #include "sim/kube/time_fields.hpp"
+#include "sim/kube/workload_defaults.hpp"
 
 namespace kp::sim::kube {
 namespace json = boost::json;
@@ -398,6 +399,7 @@ api_result<object_ptr> operations::create(const resource_type& type, std::string
     if (auto s = normalize_time_fields(object, type.kind, type.version); !s) return s.error();
   }
   prepare_create(type, object, user);
+  apply_workload_defaults(type, object);
   if (auto s = validate(type, object, nullptr); !s) return s.error();
   auto& m = ensure_object(object, "metadata");
   m["uid"] = make_uid();
@@ -513,6 +515,7 @@ api_result<object_ptr> operations::update(const resource_type& type, std::string
     }
     meta["name"] = old_meta.at("name");
     if (type.namespaced) meta["namespace"] = old_meta.at("namespace");
+    apply_workload_defaults(type, next);
     if (spec_changed(old->object, next)) {
       auto gen =
           as_int(old_meta.contains("generation") ? old_meta.at("generation") : json::value(0));

@@ -56,6 +56,7 @@ resource_registry::resource_registry() {
     t.categories = {"all"};
     add(t);
   }
+  add(builtin("", "v1", "PodTemplate", "podtemplates", true));
   add(builtin("coordination.k8s.io", "v1", "Lease", "leases", true));
   add(builtin("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", true, {"pdb"}, true));
   add(builtin("events.k8s.io", "v1", "Event", "events", true, {"ev"}));

@@ -16,6 +16,8 @@ struct controller_settings {
   std::chrono::milliseconds pod_termination{500};  // kubelet: longest a graceful stop takes
   std::chrono::hours client_certificate_lifetime{24 * 365};
   std::size_t replicaset_burst = 500;  // pods created per pass per ReplicaSet
+  // kubelet: how long a Job's pod runs when no run-duration annotation says (see kubelet.cpp).
+  std::chrono::milliseconds job_pod_run_time{2000};
 };
 
 struct controller_context {
@@ -35,6 +37,10 @@ class controller {
 std::unique_ptr<controller> make_scheduler();
 std::unique_ptr<controller> make_kubelet();
 std::unique_ptr<controller> make_replicaset_controller();
+std::unique_ptr<controller> make_deployment_controller();
+std::unique_ptr<controller> make_daemonset_controller();
+std::unique_ptr<controller> make_statefulset_controller();
+std::unique_ptr<controller> make_job_controller();
 std::unique_ptr<controller> make_node_lifecycle();
 std::unique_ptr<controller> make_token_cleaner();
 std::unique_ptr<controller> make_garbage_collector();
@@ -49,5 +55,8 @@ std::string condition_status(const boost::json::object& object, std::string_view
 void set_condition(boost::json::object& object, std::string_view type, std::string_view status,
                    std::string_view reason, std::string_view message, const std::string& now);
 bool tolerates(const boost::json::object& pod, const boost::json::object& taint);
+// A pod's nodeSelector and required node affinity (matchExpressions on labels, matchFields on
+// metadata.name) against a node.
+bool node_affinity_matches(const boost::json::object& pod, const boost::json::object& node);
 
 }  // namespace kp::sim::kube

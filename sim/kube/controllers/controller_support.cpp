@@ -2,6 +2,7 @@
 
 #include "sim/kube/controllers/controller.hpp"
 #include "sim/kube/json_util.hpp"
+#include "sim/kube/selectors.hpp"
 
 namespace kp::sim::kube {
 namespace json = boost::json;
@@ -58,6 +59,36 @@ bool tolerates(const json::object& pod, const json::object& taint) {
     }
     if (tkey != key) continue;
     if (op == "Exists" || string_at(*t, {"value"}) == value) return true;
+  }
+  return false;
+}
+
+bool node_affinity_matches(const json::object& pod, const json::object& node) {
+  const auto* labels = object_at(node, {"metadata", "labels"});
+  if (const auto* sel = object_at(pod, {"spec", "nodeSelector"}))
+    for (const auto& kv : *sel) {
+      const auto* v = labels ? labels->if_contains(kv.key()) : nullptr;
+      if (!v || !v->is_string() || !kv.value().is_string() ||
+          v->get_string() != kv.value().get_string())
+        return false;
+    }
+  const auto* terms =
+      array_at(pod, {"spec", "affinity", "nodeAffinity",
+                     "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"});
+  if (!terms) return true;
+  for (const auto& tv : *terms) {
+    const auto* term = tv.if_object();
+    if (!term) continue;
+    const auto* exprs = array_at(*term, {"matchExpressions"});
+    const auto* fields = array_at(*term, {"matchFields"});
+    if ((!exprs || exprs->empty()) && (!fields || fields->empty())) continue;
+    bool ok = true;
+    if (exprs) ok = label_selector::from_node_requirements(*exprs).matches(labels);
+    if (ok && fields) {
+      json::object name_label{{"metadata.name", meta_name(node)}};
+      ok = label_selector::from_node_requirements(*fields).matches(&name_label);
+    }
+    if (ok) return true;
   }
   return false;
 }

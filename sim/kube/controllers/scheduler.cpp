@@ -2,7 +2,8 @@
 // allocatable, taints and tolerations, nodeSelector, required node affinity, required pod
 // affinity and anti-affinity, topology spread with DoNotSchedule) preferring the least allocated
 // node, and marks the rest PodScheduled=False with reason Unschedulable, which is what an
-// autoscaler watches for.
+// autoscaler watches for. Cordoned nodes take only pods tolerating
+// node.kubernetes.io/unschedulable.
 #include <algorithm>
 #include <map>
 #include <unordered_map>
@@ -53,31 +54,7 @@ std::string label_of(const json::object* labels, const std::string& key, bool& p
 }
 
 bool node_selector_ok(const json::object& pod, const node_info& n) {
-  if (const auto* sel = object_at(pod, {"spec", "nodeSelector"}))
-    for (const auto& kv : *sel) {
-      bool present = false;
-      auto v = label_of(n.labels, std::string(kv.key()), present);
-      if (!present || !kv.value().is_string() || v != kv.value().get_string()) return false;
-    }
-  const auto* terms =
-      array_at(pod, {"spec", "affinity", "nodeAffinity",
-                     "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"});
-  if (!terms) return true;
-  for (const auto& tv : *terms) {
-    const auto* term = tv.if_object();
-    if (!term) continue;
-    const auto* exprs = array_at(*term, {"matchExpressions"});
-    const auto* fields = array_at(*term, {"matchFields"});
-    if ((!exprs || exprs->empty()) && (!fields || fields->empty())) continue;
-    bool ok = true;
-    if (exprs) ok = label_selector::from_node_requirements(*exprs).matches(n.labels);
-    if (ok && fields) {
-      json::object name_label{{"metadata.name", n.name}};
-      ok = label_selector::from_node_requirements(*fields).matches(&name_label);
-    }
-    if (ok) return true;
-  }
-  return false;
+  return node_affinity_matches(pod, n.node->object);
 }
 
 bool taints_ok(const json::object& pod, const node_info& n) {
@@ -297,6 +274,8 @@ class scheduler final : public controller {
     const auto& pod_type = builtin_type(ctx.ops, "", "pods");
     auto now = format_time(ctx.now);
     placement place{nodes};
+    const json::object cordon_taint{{"key", "node.kubernetes.io/unschedulable"},
+                                    {"effect", "NoSchedule"}};
     for (const auto& p : pending) {
       const auto& pod = p->object;
       std::string uid(meta_uid(pod));
@@ -307,7 +286,8 @@ class scheduler final : public controller {
                   spread = 0;
       for (auto& n : nodes) {
         const auto* u = find_path(n.node->object, {"spec", "unschedulable"});
-        if (u && u->is_bool() && u->get_bool()) {
+        // A cordoned node takes only pods that tolerate it (DaemonSet pods do by default).
+        if (u && u->is_bool() && u->get_bool() && !tolerates(pod, cordon_taint)) {
           ++unschedulable;
           continue;
         }
