@@ -160,6 +160,7 @@ void child_process::reap(bool block) {
   auto r = waitpid(pid_, &st, block ? 0 : WNOHANG);
   if (r == pid_ || (r < 0 && errno == ECHILD)) {
     exited_ = true;
+    if (r == pid_) exit_code_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     forget_child(pid_);
   }
 }

@@ -45,6 +45,8 @@ class child_process {
 
   bool running();
   pid_t pid() const { return pid_; }
+  // The exit status once reaped (128 + signal number when a signal ended it).
+  std::optional<int> exit_code() const { return exit_code_; }
   const std::string& log_path() const { return log_path_; }
   // Every line printed so far (kept in memory for tests and the lab's failure messages).
   std::vector<std::string> lines();
@@ -55,6 +57,7 @@ class child_process {
 
   pid_t pid_ = -1;
   bool exited_ = false;
+  std::optional<int> exit_code_;
   std::string log_path_;
   std::thread reader_;
   std::mutex m_;

@@ -13,6 +13,7 @@
 #include "sim/lab/lab_world.hpp"
 #include "sim/lab/scenario.hpp"
 #include "sim/lab/scenario_runner.hpp"
+#include "sim/lab/yaml_json.hpp"
 
 namespace kp::lab {
 
@@ -21,10 +22,18 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* usage =
-    "usage: karpenter-proxmox lab [--scenario FILE] [--work-dir DIR] [--keep] [--print-scenario]\n"
+    "usage: karpenter-proxmox lab [--scenario FILE] [--apply FILE...] [--work-dir DIR] [--keep]\n"
+    "                             [--print-scenario]\n"
     "Starts kube-sim and pve-sim on free loopback ports, then the controller, plays a scenario\n"
-    "(the embedded default without --scenario) with live progress, and prints a summary.\n"
-    "Exit code 0 when every expect passed, 1 otherwise.\n";
+    "(the embedded default without --scenario or --apply) with live progress, and prints a\n"
+    "summary. Exit code 0 when every expect passed, 1 otherwise.\n"
+    "--apply FILE...  applies your manifests (YAML, several documents each) once the world is up,\n"
+    "                 plays --scenario if given, then keeps the live view running until Ctrl-C,\n"
+    "                 which prints the summary, stops every process of the lab and exits 0.\n";
+
+// Set by SIGINT/SIGTERM while the live view runs: the view ends and the lab stops cleanly.
+volatile sig_atomic_t stop_requested = 0;
+volatile sig_atomic_t live_view = 0;
 
 int bad_usage(const std::string& message) {
   // One line, as every refusal of the binary (`--help` prints the usage).
@@ -34,15 +43,28 @@ int bad_usage(const std::string& message) {
 }
 
 void on_signal(int) {
+  if (live_view && !stop_requested) {
+    stop_requested = 1;  // the live view sees it within 100 ms and ends the lab cleanly
+    return;
+  }
   // Only async-signal-safe work: end the children, then leave.
   terminate_children_from_signal();
   _exit(130);
+}
+
+result<std::string> read_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return make_error("io", "cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace
 
 int run_lab_command(const std::vector<std::string>& args, const std::string& self) {
   std::string scenario_file, work_dir;
+  std::vector<std::string> manifests;
   bool keep = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
@@ -63,6 +85,15 @@ int run_lab_command(const std::vector<std::string>& args, const std::string& sel
     } else if (a == "--scenario" || a.rfind("--scenario=", 0) == 0) {
       scenario_file = value("--scenario");
       if (scenario_file.empty()) return bad_usage("--scenario needs a file");
+    } else if (a == "--apply" || a.rfind("--apply=", 0) == 0) {
+      // One or more files: --apply=a.yaml, or --apply a.yaml b.yaml up to the next flag.
+      if (a != "--apply") {
+        manifests.push_back(a.substr(8));
+      } else {
+        while (i + 1 < args.size() && args[i + 1].rfind("-", 0) != 0)
+          manifests.push_back(args[++i]);
+      }
+      if (manifests.empty() || manifests.back().empty()) return bad_usage("--apply needs a file");
     } else if (a == "--work-dir" || a.rfind("--work-dir=", 0) == 0) {
       work_dir = value("--work-dir");
       if (work_dir.empty()) return bad_usage("--work-dir needs a directory");
@@ -73,14 +104,22 @@ int run_lab_command(const std::vector<std::string>& args, const std::string& sel
 
   std::string text = default_scenario_yaml();
   if (!scenario_file.empty()) {
-    std::ifstream in(scenario_file);
-    if (!in) return bad_usage("cannot read scenario " + scenario_file);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
+    auto t = read_file(scenario_file);
+    if (!t) return bad_usage("cannot read scenario " + scenario_file);
+    text = *t;
   }
   auto sc = parse_scenario(text);
   if (!sc) return bad_usage(sc.error().message);
+  bool play = manifests.empty() || !scenario_file.empty();
+  // The manifests are read (and their YAML checked) before anything starts.
+  std::vector<std::pair<std::string, std::string>> manifest_texts;
+  for (const auto& m : manifests) {
+    auto t = read_file(m);
+    if (!t) return bad_usage("cannot read manifest " + m);
+    if (auto docs = yaml_documents_to_json(*t); !docs)
+      return bad_usage(m + ": " + docs.error().message);
+    manifest_texts.emplace_back(m, *t);
+  }
 
   std::error_code ec;
   auto exe = fs::canonical("/proc/self/exe", ec);
@@ -114,7 +153,25 @@ int run_lab_command(const std::vector<std::string>& args, const std::string& sel
   print("lab: controller pid " + std::to_string(world.controller(*index).process->pid()) +
         ", metrics on 127.0.0.1:" + std::to_string(world.controller(*index).metrics_port) +
         ", log " + world.controller(*index).process->log_path());
-  auto report = run_scenario(world, *sc, print);
+  for (const auto& [name, manifest] : manifest_texts) {
+    if (auto st = world.apply_yaml(manifest); !st) {
+      std::fprintf(stderr, "karpenter-proxmox: lab: %s: %s\n", name.c_str(),
+                   st.error().message.c_str());
+      return 1;
+    }
+    print("lab: applied " + name);
+  }
+  run_report report;
+  if (play) report = run_scenario(world, *sc, print);
+  if (!manifests.empty() && report.passed) {
+    if (!play) report.scenario = "your manifests";
+    print("lab: live view; Ctrl-C ends the lab");
+    live_view = 1;
+    watch_world(
+        world, report, [] { return stop_requested != 0; }, print);
+    live_view = 0;
+    print("lab: stopping");
+  }
   std::cout << report.summary() << std::flush;
   if (!report.passed) {
     world.keep_files();

@@ -3,9 +3,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <exception>
-#include <regex>
 
+#include "core/time/go_duration.hpp"
 #include "sim/lab/lab_assets.hpp"
 
 namespace kp::lab {
@@ -13,25 +14,36 @@ namespace kp::lab {
 namespace {
 
 result<std::chrono::milliseconds> parse_duration(const std::string& text) {
-  static const std::regex re("([0-9]+(?:\\.[0-9]+)?)(ms|s|m)");
-  std::smatch m;
-  if (!std::regex_match(text, m, re))
+  auto d = time::parse_go_duration(text);
+  if (!d || d->count() < 0)
     return make_error("invalid_duration",
                       "\"" + text + "\" is not a duration like 500ms, 30s or 1m");
-  double n = std::stod(m[1].str());
-  double factor = m[2] == "ms" ? 1 : m[2] == "s" ? 1000 : 60000;
-  return std::chrono::milliseconds(static_cast<long>(n * factor));
+  return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 
 result<comparison> parse_comparison(const std::string& text) {
-  static const std::regex re("\\s*(==|!=|>=|<=|>|<|=)?\\s*([0-9]+)\\s*");
-  std::smatch m;
-  if (!std::regex_match(text, m, re))
+  auto bad = [&] {
     return make_error("invalid_expect", "\"" + text + "\" is not a count or a comparison like >=3");
+  };
+  std::string_view t = text;
+  auto trim = [](std::string_view v) {
+    while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+    while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
+    return v;
+  };
+  t = trim(t);
   comparison c;
-  c.op = m[1].matched ? m[1].str() : "==";
-  if (c.op == "=") c.op = "==";
-  c.value = std::stol(m[2].str());
+  for (const char* op : {"==", "!=", ">=", "<=", ">", "<", "="}) {
+    std::string_view o = op;
+    if (t.substr(0, o.size()) == o) {
+      c.op = o == "=" ? "==" : std::string(o);
+      t = trim(t.substr(o.size()));
+      break;
+    }
+  }
+  if (t.empty()) return bad();
+  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), c.value);
+  if (ec != std::errc{} || p != t.data() + t.size() || c.value < 0) return bad();
   return c;
 }
 
@@ -42,6 +54,10 @@ std::string default_api_version(const std::string& kind) {
       {"NodePool", "karpenter.sh/v1"},
       {"ProxmoxNodeClass", "karpenter.proxmox.sinextra.dev/v1alpha1"},
       {"ReplicaSet", "apps/v1"},
+      {"Deployment", "apps/v1"},
+      {"StatefulSet", "apps/v1"},
+      {"DaemonSet", "apps/v1"},
+      {"Job", "batch/v1"},
       {"PodDisruptionBudget", "policy/v1"}};
   auto it = versions.find(kind);
   return it == versions.end() ? "v1" : it->second;
@@ -52,7 +68,8 @@ result<scenario_step> parse_step(const YAML::Node& node, std::size_t index) {
   if (!node.IsMap() || node.size() != 1)
     return make_error("invalid_scenario", "step " + std::to_string(index) +
                                               ": each step is a mapping with one key "
-                                              "(apply, scale, delete, fault, expect)");
+                                              "(apply, scale, daemonset, rollout, delete, fault, "
+                                              "expect)");
   auto key = node.begin()->first.as<std::string>();
   auto body = node.begin()->second;
   step.label = "step " + std::to_string(index) + " (" + key + ")";
@@ -68,20 +85,61 @@ result<scenario_step> parse_step(const YAML::Node& node, std::size_t index) {
     } else {
       step.manifest = body.as<std::string>();
     }
-  } else if (key == "scale") {
+  } else if (key == "scale" || key == "daemonset") {
     step.type = scenario_step::kind::scale;
+    if (!body.IsMap())
+      return make_error("invalid_scenario", step.label + ": " + key + " takes a mapping");
     step.scale.name = str("name", "");
     if (step.scale.name.empty())
       return make_error("invalid_scenario", step.label + ": name is required");
     step.scale.ns = str("namespace", "default");
-    if (!body["replicas"])
-      return make_error("invalid_scenario", step.label + ": replicas is required");
-    step.scale.replicas = body["replicas"].as<int>();
+    if (key == "daemonset") {
+      step.scale.kind = "DaemonSet";
+      if (body["replicas"])
+        return make_error("invalid_scenario",
+                          step.label + ": a DaemonSet has one pod per node, not replicas");
+      step.scale.tolerate_all = body["tolerate_all"] && body["tolerate_all"].as<bool>();
+    } else {
+      step.scale.kind = str("kind", "ReplicaSet");
+      const auto& kinds = scale_kinds();
+      if (std::find(kinds.begin(), kinds.end(), step.scale.kind) == kinds.end())
+        return make_error("invalid_scenario",
+                          step.label + ": kind \"" + step.scale.kind +
+                              "\" is not one of ReplicaSet, Deployment, StatefulSet");
+      if (!body["replicas"])
+        return make_error("invalid_scenario", step.label + ": replicas is required");
+      step.scale.replicas = body["replicas"].as<int>();
+      if (step.scale.replicas < 0)
+        return make_error("invalid_scenario", step.label + ": replicas must not be negative");
+    }
     step.scale.cpu = str("cpu", step.scale.cpu);
     step.scale.memory = str("memory", step.scale.memory);
+    step.scale.image = str("image", step.scale.image);
+    step.scale.storage = str("storage", step.scale.storage);
+    if (!step.scale.storage.empty() && step.scale.kind != "StatefulSet")
+      return make_error("invalid_scenario", step.label + ": storage is for kind StatefulSet");
     if (body["node_selector"])
       for (const auto& kv : body["node_selector"])
         step.scale.node_selector[kv.first.as<std::string>()] = kv.second.as<std::string>();
+  } else if (key == "rollout") {
+    step.type = scenario_step::kind::rollout;
+    if (!body.IsMap())
+      return make_error("invalid_scenario", step.label + ": rollout takes a mapping");
+    auto& r = step.rollout;
+    r.name = str("name", "");
+    if (r.name.empty()) return make_error("invalid_scenario", step.label + ": name is required");
+    r.ns = str("namespace", "default");
+    r.kind = str("kind", "Deployment");
+    if (r.kind != "Deployment" && r.kind != "StatefulSet" && r.kind != "DaemonSet")
+      return make_error("invalid_scenario", step.label + ": kind \"" + r.kind +
+                                                "\" is not one of Deployment, StatefulSet, "
+                                                "DaemonSet");
+    r.image = str("image", "");
+    r.cpu = str("cpu", "");
+    r.memory = str("memory", "");
+    if (r.image.empty() && r.cpu.empty() && r.memory.empty())
+      return make_error("invalid_scenario",
+                        step.label + ": a rollout changes image, cpu or memory; none is given");
   } else if (key == "delete") {
     step.type = scenario_step::kind::remove;
     step.remove.kind = str("kind", "");
@@ -134,8 +192,9 @@ result<scenario_step> parse_step(const YAML::Node& node, std::size_t index) {
     if (step.expect.conditions.empty())
       return make_error("invalid_scenario", step.label + ": expect names no condition");
   } else {
-    return make_error("invalid_scenario", "step " + std::to_string(index) + ": unknown step \"" +
-                                              key + "\" (apply, scale, delete, fault, expect)");
+    return make_error("invalid_scenario",
+                      "step " + std::to_string(index) + ": unknown step \"" + key +
+                          "\" (apply, scale, daemonset, rollout, delete, fault, expect)");
   }
   return step;
 }
@@ -156,9 +215,15 @@ std::string comparison::text() const {
 }
 
 const std::vector<std::string>& expect_metrics() {
-  static const std::vector<std::string> m{"pods",  "pods_running", "pods_pending", "nodeclaims",
-                                          "nodes", "nodes_ready",  "vms"};
+  static const std::vector<std::string> m{
+      "pods",  "pods_running", "pods_pending",     "app_pods", "daemon_pods", "nodeclaims",
+      "nodes", "nodes_ready",  "rollouts_pending", "pvcs",     "vms"};
   return m;
+}
+
+const std::vector<std::string>& scale_kinds() {
+  static const std::vector<std::string> k{"ReplicaSet", "Deployment", "StatefulSet"};
+  return k;
 }
 
 result<scenario> parse_scenario(const std::string& yaml_text) {

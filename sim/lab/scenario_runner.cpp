@@ -90,54 +90,30 @@ std::vector<host_placement> read_placement(lab_world& world) {
   return out;
 }
 
+// The closing figures: Proxmox requests per VM, the controller's RSS, CPU and a few counters.
+void close_report(lab_world& world, run_report& report) {
+  if (auto calls = read_proxmox_calls(world)) report.calls = *calls;
+  if (world.controller_count() > 0) {
+    auto& c = world.controller(0);
+    std::optional<process_sample> end = c.last_sample;
+    if (c.process && c.process->running()) end = sample_process(c.process->pid());
+    if (end) {
+      report.controller_peak_rss_mib = static_cast<double>(end->peak_rss_kib) / 1024.0;
+      report.controller_average_cores = average_cores(c.first_sample, *end);
+    }
+    if (c.process && c.process->running()) {
+      if (auto m = read_controller_metrics(c.metrics_port)) {
+        for (const char* family :
+             {"karpenter_nodeclaims_created_total", "karpenter_nodeclaims_terminated_total",
+              "karpenter_nodes_created_total", "karpenter_cloudprovider_errors_total"})
+          if (auto it = m->find(family); it != m->end())
+            report.controller_counters[family] = it->second;
+      }
+    }
+  }
+}
+
 }  // namespace
-
-std::string replica_set_manifest(const scale_step& s) {
-  json::object labels{{"app", s.name}, {"kp-lab/scenario", "true"}};
-  json::object container{
-      {"name", "app"},
-      {"image", "registry.k8s.io/pause:3.10"},
-      {"resources",
-       json::object{
-           {"requests",
-            json::object{{"cpu", s.cpu.empty() ? scale_step::default_cpu : s.cpu},
-                         {"memory", s.memory.empty() ? scale_step::default_memory : s.memory}}}}}};
-  json::object pod_spec{{"containers", json::array{container}},
-                        {"terminationGracePeriodSeconds", 1}};
-  if (!s.node_selector.empty()) {
-    json::object sel;
-    for (const auto& [k, v] : s.node_selector) sel[k] = v;
-    pod_spec["nodeSelector"] = sel;
-  }
-  json::object rs{
-      {"apiVersion", "apps/v1"},
-      {"kind", "ReplicaSet"},
-      {"metadata", json::object{{"name", s.name}, {"namespace", s.ns}, {"labels", labels}}},
-      {"spec",
-       json::object{{"replicas", s.replicas},
-                    {"selector", json::object{{"matchLabels", json::object{{"app", s.name}}}}},
-                    {"template", json::object{{"metadata", json::object{{"labels", labels}}},
-                                              {"spec", pod_spec}}}}}};
-  return json::serialize(rs);
-}
-
-status scale_replica_set(lab_world& world, const scale_step& step) {
-  if (step.cpu.empty() && step.memory.empty()) {
-    // Only the count: the pods keep the requests they were made with.
-    auto path = world.collection_path("apps/v1", "ReplicaSet", step.ns);
-    if (!path) return path.error();
-    auto r = world.kube().call(
-        "PATCH", *path + "/" + step.name,
-        json::serialize(json::object{{"spec", json::object{{"replicas", step.replicas}}}}),
-        "application/merge-patch+json");
-    if (!r) return r.error();
-    if (r->ok()) return {};
-    if (r->status != 404)
-      return make_error("scale_failed", "ReplicaSet " + step.name + ": HTTP " +
-                                            std::to_string(r->status) + " " + r->body);
-  }
-  return world.apply_yaml(replica_set_manifest(step));
-}
 
 run_report run_scenario(lab_world& world, const scenario& s, const progress_sink& progress) {
   run_report report;
@@ -159,6 +135,7 @@ run_report run_scenario(lab_world& world, const scenario& s, const progress_sink
           std::chrono::duration<double>(clock::now() - *pods_created).count();
       report.pods_at_all_running = o->pods;
       report.placement = read_placement(world);
+      if (auto sizes = read_node_sizes(world)) report.nodes = *sizes;
       say("all " + std::to_string(o->pods) + " pods Running after " +
           fixed(*report.seconds_to_all_running) + " s");
     }
@@ -176,15 +153,28 @@ run_report run_scenario(lab_world& world, const scenario& s, const progress_sink
       case scenario_step::kind::apply:
         done = world.apply_yaml(step.manifest);
         break;
-      case scenario_step::kind::scale:
-        say(step.label + ": " + step.scale.name + " -> " + std::to_string(step.scale.replicas) +
-            " pods" +
-            (step.scale.cpu.empty() && step.scale.memory.empty()
-                 ? std::string()
-                 : " of " + step.scale.cpu + " / " + step.scale.memory));
-        if (step.scale.replicas > 0 && !pods_created) pods_created = clock::now();
-        done = scale_replica_set(world, step.scale);
+      case scenario_step::kind::scale: {
+        const auto& sc = step.scale;
+        std::string requests = sc.cpu.empty() && sc.memory.empty()
+                                   ? std::string()
+                                   : " of " + sc.cpu + " / " + sc.memory;
+        if (sc.kind == "DaemonSet")
+          say(step.label + ": DaemonSet " + sc.name + ", one pod per node" + requests);
+        else
+          say(step.label + ": " + (sc.kind == "ReplicaSet" ? "" : sc.kind + " ") + sc.name +
+              " -> " + std::to_string(sc.replicas) + " pods" + requests);
+        if (sc.replicas > 0 && !pods_created) pods_created = clock::now();
+        done = apply_scale_step(world, sc);
         break;
+      }
+      case scenario_step::kind::rollout: {
+        const auto& r = step.rollout;
+        say(step.label + ": " + r.kind + " " + r.name + " rolls to" +
+            (r.image.empty() ? "" : " image " + r.image) +
+            (r.cpu.empty() && r.memory.empty() ? "" : " requests " + r.cpu + " / " + r.memory));
+        done = apply_rollout_step(world, r);
+        break;
+      }
       case scenario_step::kind::remove: {
         const auto& d = step.remove;
         if (d.all) {
@@ -264,26 +254,36 @@ run_report run_scenario(lab_world& world, const scenario& s, const progress_sink
     if (step.type != scenario_step::kind::expect) look();
   }
   report.total_seconds = seconds_since(start);
-  if (auto calls = read_proxmox_calls(world)) report.calls = *calls;
-  if (world.controller_count() > 0) {
-    auto& c = world.controller(0);
-    std::optional<process_sample> end = c.last_sample;
-    if (c.process && c.process->running()) end = sample_process(c.process->pid());
-    if (end) {
-      report.controller_peak_rss_mib = static_cast<double>(end->peak_rss_kib) / 1024.0;
-      report.controller_average_cores = average_cores(c.first_sample, *end);
-    }
-    if (c.process && c.process->running()) {
-      if (auto m = read_controller_metrics(c.metrics_port)) {
-        for (const char* family :
-             {"karpenter_nodeclaims_created_total", "karpenter_nodeclaims_terminated_total",
-              "karpenter_nodes_created_total", "karpenter_cloudprovider_errors_total"})
-          if (auto it = m->find(family); it != m->end())
-            report.controller_counters[family] = it->second;
-      }
-    }
-  }
+  close_report(world, report);
   return report;
+}
+
+void watch_world(lab_world& world, run_report& report, const std::function<bool()>& stop,
+                 const progress_sink& progress) {
+  auto start = clock::now();
+  std::optional<world_observation> last;
+  bool all_ran = false;
+  while (!stop()) {
+    if (auto o = observe(world)) {
+      if (!last || !o->same_as(*last)) {
+        if (progress) progress(stamp(start) + o->line());
+        all_ran = false;  // a change: take the sizes again once everything runs
+      }
+      if (!all_ran && o->pods > 0 && o->pods_running == o->pods && o->pods_pending == 0) {
+        all_ran = true;
+        if (!report.seconds_to_all_running) {
+          report.seconds_to_all_running = seconds_since(start);
+          report.pods_at_all_running = o->pods;
+        }
+        report.placement = read_placement(world);
+        if (auto sizes = read_node_sizes(world)) report.nodes = *sizes;
+      }
+      last = *o;
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  report.total_seconds += seconds_since(start);
+  close_report(world, report);
 }
 
 std::string run_report::summary() const {
@@ -314,6 +314,10 @@ std::string run_report::summary() const {
       if (p.unpinned > 0) s += "; " + std::to_string(p.unpinned) + " VMs unpinned (memory spread)";
       s += "\n";
     }
+  }
+  if (!nodes.empty()) {
+    s += "  nodes when all pods ran (requests of app + DaemonSet pods, of allocatable):\n";
+    for (const auto& n : nodes) s += "    " + n.line() + "\n";
   }
   if (calls) s += "  Proxmox API: " + calls->summary() + "\n";
   if (controller_peak_rss_mib)

@@ -1,14 +1,17 @@
 #pragma once
 // Plays a scenario against a started lab world (with its controller running), printing one
 // progress line per change, and gathers the closing summary: time to all pods Running, VMs per
-// host and NUMA node, Proxmox requests per VM, controller peak RSS and average CPU.
+// host and NUMA node, node sizes with their DaemonSet share, Proxmox requests per VM, controller
+// peak RSS and average CPU. The same live view also runs without a scenario until stopped.
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/lab/node_sizes.hpp"
 #include "sim/lab/proxmox_calls.hpp"
 #include "sim/lab/scenario.hpp"
+#include "sim/lab/workload_steps.hpp"
 #include "sim/lab/world_observation.hpp"
 
 namespace kp::lab {
@@ -40,6 +43,7 @@ struct run_report {
   std::optional<double> seconds_to_all_running;  // from the first pods created
   long pods_at_all_running = 0;
   std::vector<host_placement> placement;  // when all pods first ran
+  std::vector<node_size> nodes;           // when all pods first ran
   std::optional<proxmox_calls> calls;
   std::optional<double> controller_peak_rss_mib;
   std::optional<double> controller_average_cores;
@@ -54,10 +58,9 @@ using progress_sink = std::function<void(const std::string& line)>;
 // Plays every step; stops at the first failed (non-optional) step.
 run_report run_scenario(lab_world& world, const scenario& s, const progress_sink& progress);
 
-// Pods of a scale step as a ReplicaSet manifest (exposed for tests).
-std::string replica_set_manifest(const scale_step& step);
-
-// Creates or updates the step's ReplicaSet; a step without requests changes only the count.
-status scale_replica_set(lab_world& world, const scale_step& step);
+// The live view without a scenario: a progress line per change until `stop` returns true (it is
+// asked every 100 ms), then the summary's figures. `report` may hold a scenario's outcome already.
+void watch_world(lab_world& world, run_report& report, const std::function<bool()>& stop,
+                 const progress_sink& progress);
 
 }  // namespace kp::lab

@@ -22,6 +22,31 @@ std::string_view string_at(const json::object& o, std::initializer_list<const ch
   return v != nullptr && v->is_string() ? std::string_view(v->as_string()) : std::string_view();
 }
 
+std::int64_t int_at(const json::object& o, std::initializer_list<const char*> path,
+                    std::int64_t fallback = 0) {
+  const json::value* v = nullptr;
+  const json::object* cur = &o;
+  for (auto key : path) {
+    if (cur == nullptr) return fallback;
+    v = cur->if_contains(key);
+    if (v == nullptr) return fallback;
+    cur = v->if_object();
+  }
+  if (v->is_int64()) return v->as_int64();
+  if (v->is_uint64()) return static_cast<std::int64_t>(v->as_uint64());
+  return fallback;
+}
+
+bool owned_by_daemon_set(const json::object& pod) {
+  const auto* meta = pod.if_contains("metadata");
+  const auto* refs =
+      meta && meta->is_object() ? meta->as_object().if_contains("ownerReferences") : nullptr;
+  if (refs == nullptr || !refs->is_array()) return false;
+  for (const auto& r : refs->as_array())
+    if (r.is_object() && string_at(r.as_object(), {"kind"}) == "DaemonSet") return true;
+  return false;
+}
+
 bool node_ready(const json::object& node) {
   const auto* status = node.if_contains("status");
   if (status == nullptr || !status->is_object()) return false;
@@ -35,8 +60,33 @@ bool node_ready(const json::object& node) {
 
 }  // namespace
 
+bool rolled_out(const std::string& kind, const json::object& o) {
+  if (int_at(o, {"status", "observedGeneration"}) < int_at(o, {"metadata", "generation"}))
+    return false;
+  if (kind == "Deployment") {
+    auto updated = int_at(o, {"status", "updatedReplicas"});
+    return updated >= int_at(o, {"spec", "replicas"}, 1) &&
+           int_at(o, {"status", "replicas"}) <= updated &&
+           int_at(o, {"status", "availableReplicas"}) >= updated;
+  }
+  if (kind == "DaemonSet") {
+    auto desired = int_at(o, {"status", "desiredNumberScheduled"});
+    return int_at(o, {"status", "updatedNumberScheduled"}) >= desired &&
+           int_at(o, {"status", "numberAvailable"}) >= desired;
+  }
+  auto replicas = int_at(o, {"spec", "replicas"}, 1);
+  if (int_at(o, {"status", "readyReplicas"}) < replicas) return false;
+  auto partition = int_at(o, {"spec", "updateStrategy", "rollingUpdate", "partition"}, -1);
+  if (partition >= 0) return int_at(o, {"status", "updatedReplicas"}) >= replicas - partition;
+  return string_at(o, {"status", "updateRevision"}) == string_at(o, {"status", "currentRevision"});
+}
+
 long world_observation::metric(const std::string& name) const {
   if (name == "pods") return pods;
+  if (name == "app_pods") return pods - daemon_pods;
+  if (name == "daemon_pods") return daemon_pods;
+  if (name == "rollouts_pending") return rollouts_pending;
+  if (name == "pvcs") return pvcs;
   if (name == "pods_running") return pods_running;
   if (name == "pods_pending") return pods_pending;
   if (name == "nodeclaims") return nodeclaims;
@@ -51,6 +101,7 @@ std::string world_observation::line() const {
                   std::to_string(pods_running) + " running";
   if (pods != pods_pending + pods_running)
     s += " (" + std::to_string(pods - pods_pending - pods_running) + " other)";
+  if (daemon_pods > 0) s += " (" + std::to_string(daemon_pods) + " daemon)";
   s += " | nodeclaims " + std::to_string(nodeclaims) + " | nodes " + std::to_string(nodes) + " (" +
        std::to_string(nodes_ready) + " ready) | VMs " + std::to_string(vms);
   if (!vms_per_host.empty()) {
@@ -62,6 +113,8 @@ std::string world_observation::line() const {
     }
     s += ")";
   }
+  if (rollouts_pending > 0) s += " | rollouts " + std::to_string(rollouts_pending) + " pending";
+  if (pvcs > 0) s += " | PVCs " + std::to_string(pvcs);
   return s;
 }
 
@@ -72,6 +125,7 @@ result<world_observation> observe(lab_world& world) {
   for (const auto& p : *pods) {
     if (!p.is_object()) continue;
     ++o.pods;
+    if (owned_by_daemon_set(p.as_object())) ++o.daemon_pods;
     auto phase = string_at(p.as_object(), {"status", "phase"});
     if (phase == "Running") ++o.pods_running;
     if (phase == "Pending" || phase.empty()) ++o.pods_pending;
@@ -96,6 +150,16 @@ result<world_observation> observe(lab_world& world) {
   // NodeClaims exist once the CRDs are applied; before that the count is zero.
   if (auto claims = world.list("/apis/karpenter.sh/v1/nodeclaims"))
     o.nodeclaims = static_cast<long>(claims->size());
+  static const std::pair<const char*, const char*> workloads[] = {
+      {"deployments", "Deployment"}, {"statefulsets", "StatefulSet"}, {"daemonsets", "DaemonSet"}};
+  for (const auto& [plural, kind] : workloads) {
+    auto items = world.list(std::string("/apis/apps/v1/") + plural);
+    if (!items) return items.error();
+    for (const auto& item : *items)
+      if (item.is_object() && !rolled_out(kind, item.as_object())) ++o.rollouts_pending;
+  }
+  if (auto claims = world.list("/api/v1/persistentvolumeclaims"))
+    o.pvcs = static_cast<long>(claims->size());
   auto vms = world.vms(true);
   if (!vms) return vms.error();
   for (const auto& vm : *vms) {

@@ -10,6 +10,7 @@
 #include "sim/lab/proxmox_calls.hpp"
 #include "sim/lab/scenario.hpp"
 #include "sim/lab/scenario_runner.hpp"
+#include "sim/lab/world_observation.hpp"
 #include "sim/lab/yaml_json.hpp"
 
 namespace kp::lab {
@@ -164,6 +165,99 @@ TEST(LabScenario, aScaleStepBecomesAReplicaSetWithTheRequests) {
   const auto& c = rs.at("spec").at("template").at("spec").at("containers").as_array()[0];
   EXPECT_EQ(c.at("resources").at("requests").at("cpu").as_string(), "250m");
   EXPECT_EQ(c.at("resources").at("requests").at("memory").as_string(), "512Mi");
+}
+
+TEST(LabScenario, workloadStepsParseWithTheirKindsAndFields) {
+  auto s = parse_scenario(R"(
+steps:
+  - daemonset: {name: agent, namespace: kube-system, cpu: 200m, memory: 256Mi, tolerate_all: true}
+  - scale: {name: web, kind: Deployment, replicas: 4, cpu: 500m, memory: 1Gi, image: "nginx:1"}
+  - scale: {name: db, kind: StatefulSet, replicas: 3, cpu: "1", memory: 2Gi, storage: 10Gi}
+  - rollout: {name: web, image: "nginx:2", cpu: 750m}
+  - rollout: {name: agent, kind: DaemonSet, namespace: kube-system, memory: 512Mi}
+  - expect: {app_pods: 7, daemon_pods: ">=1", rollouts_pending: 0, pvcs: 3}
+)");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s->steps.size(), 6u);
+  const auto& ds = s->steps[0].scale;
+  EXPECT_EQ(s->steps[0].type, scenario_step::kind::scale);
+  EXPECT_EQ(ds.kind, "DaemonSet");
+  EXPECT_EQ(ds.ns, "kube-system");
+  EXPECT_TRUE(ds.tolerate_all);
+  EXPECT_EQ(s->steps[1].scale.kind, "Deployment");
+  EXPECT_EQ(s->steps[1].scale.image, "nginx:1");
+  EXPECT_EQ(s->steps[2].scale.storage, "10Gi");
+  EXPECT_EQ(s->steps[3].type, scenario_step::kind::rollout);
+  EXPECT_EQ(s->steps[3].rollout.kind, "Deployment");
+  EXPECT_EQ(s->steps[3].rollout.cpu, "750m");
+  EXPECT_EQ(s->steps[4].rollout.kind, "DaemonSet");
+  EXPECT_EQ(s->steps[4].rollout.memory, "512Mi");
+  EXPECT_EQ(s->steps[5].expect.conditions.size(), 4u);
+}
+
+TEST(LabScenario, workloadStepMistakesAreRefusedNamingTheStepAndField) {
+  auto refused = [](const std::string& step, const std::string& says) {
+    auto s = parse_scenario("steps:\n  - " + step + "\n");
+    ASSERT_FALSE(s.ok()) << step;
+    EXPECT_NE(s.error().message.find("step 1"), std::string::npos) << s.error().message;
+    EXPECT_NE(s.error().message.find(says), std::string::npos) << s.error().message;
+  };
+  refused("scale: {name: a, kind: CronJob, replicas: 1}", "CronJob");
+  refused("scale: {name: a, kind: Deployment, replicas: 1, storage: 1Gi}", "storage");
+  refused("scale: {name: a, replicas: -1}", "replicas");
+  refused("daemonset: {name: a, replicas: 3}", "one pod per node");
+  refused("rollout: {name: a}", "image, cpu or memory");
+  refused("rollout: {name: a, kind: ReplicaSet, image: x}", "ReplicaSet");
+  refused("expect: {pods: \"about 3\"}", "about 3");
+}
+
+TEST(LabScenario, workloadManifestsCarryTheKindRequestsAndClaimTemplate) {
+  scale_step s;
+  s.name = "db";
+  s.kind = "StatefulSet";
+  s.replicas = 3;
+  s.cpu = "1";
+  s.storage = "5Gi";
+  auto sts = boost::json::parse(workload_manifest(s)).as_object();
+  EXPECT_EQ(sts.at("kind").as_string(), "StatefulSet");
+  EXPECT_EQ(sts.at("spec").at("serviceName").as_string(), "db");
+  const auto& claim = sts.at("spec").at("volumeClaimTemplates").as_array()[0];
+  EXPECT_EQ(claim.at("metadata").at("name").as_string(), "data");
+  EXPECT_EQ(claim.at("spec").at("resources").at("requests").at("storage").as_string(), "5Gi");
+  s = scale_step{};
+  s.name = "agent";
+  s.kind = "DaemonSet";
+  s.tolerate_all = true;
+  auto ds = boost::json::parse(workload_manifest(s)).as_object();
+  EXPECT_FALSE(ds.at("spec").as_object().contains("replicas"));
+  const auto& pod = ds.at("spec").at("template").at("spec");
+  EXPECT_EQ(pod.at("tolerations").as_array()[0].at("operator").as_string(), "Exists");
+  EXPECT_EQ(pod.at("containers").as_array()[0].at("resources").at("requests").at("cpu").as_string(),
+            scale_step::default_cpu);
+  s.kind = "Deployment";
+  EXPECT_EQ(boost::json::parse(replica_set_manifest(s)).at("kind").as_string(), "ReplicaSet");
+}
+
+TEST(LabObservation, rolledOutFollowsKubectlRolloutStatus) {
+  auto obj = [](const std::string& text) { return boost::json::parse(text).as_object(); };
+  EXPECT_TRUE(rolled_out("Deployment", obj(R"({"metadata":{"generation":2},"spec":{"replicas":3},
+    "status":{"observedGeneration":2,"replicas":3,"updatedReplicas":3,"availableReplicas":3}})")));
+  EXPECT_FALSE(rolled_out("Deployment", obj(R"({"metadata":{"generation":3},"spec":{"replicas":3},
+    "status":{"observedGeneration":2,"replicas":3,"updatedReplicas":3,"availableReplicas":3}})")))
+      << "a spec change not yet observed";
+  EXPECT_FALSE(rolled_out("Deployment", obj(R"({"metadata":{"generation":2},"spec":{"replicas":3},
+    "status":{"observedGeneration":2,"replicas":4,"updatedReplicas":3,"availableReplicas":3}})")))
+      << "an old replica still terminating";
+  EXPECT_FALSE(rolled_out("DaemonSet", obj(R"({"metadata":{"generation":1},
+    "status":{"observedGeneration":1,"desiredNumberScheduled":3,"updatedNumberScheduled":3,
+    "numberAvailable":2}})")));
+  EXPECT_TRUE(rolled_out("StatefulSet", obj(R"({"metadata":{"generation":1},
+    "spec":{"replicas":3,"updateStrategy":{"rollingUpdate":{"partition":1}}},
+    "status":{"observedGeneration":1,"readyReplicas":3,"updatedReplicas":2,
+    "currentRevision":"a","updateRevision":"b"}})")))
+      << "a partitioned rollout is complete above its partition";
+  EXPECT_FALSE(rolled_out("StatefulSet", obj(R"({"metadata":{"generation":1},"spec":{"replicas":3},
+    "status":{"observedGeneration":1,"readyReplicas":3,"currentRevision":"a","updateRevision":"b"}})")));
 }
 
 }  // namespace
