@@ -504,6 +504,8 @@ api_result<object_ptr> operations::update(const resource_type& type, std::string
         next.erase("status");
     }
     if (auto s = apply_schema_rules(type, next, &old->object, options); !s) return s.error();
+    // Before taking `meta`: defaulting may add "spec", which can move next's members.
+    apply_workload_defaults(type, next);
     auto& meta = ensure_object(next, "metadata");
     // Identity and lifecycle fields are the server's.
     for (const char* k : {"uid", "creationTimestamp", "deletionTimestamp",
@@ -515,7 +517,6 @@ api_result<object_ptr> operations::update(const resource_type& type, std::string
     }
     meta["name"] = old_meta.at("name");
     if (type.namespaced) meta["namespace"] = old_meta.at("namespace");
-    apply_workload_defaults(type, next);
     if (spec_changed(old->object, next)) {
       auto gen =
           as_int(old_meta.contains("generation") ? old_meta.at("generation") : json::value(0));

@@ -64,15 +64,14 @@ void job(json::object& spec) {
 
 void apply_workload_defaults(const resource_type& type, json::object& object) {
   if (type.custom || (type.group != "apps" && type.group != "batch")) return;
-  auto& spec = ensure_object(object, "spec");
   if (type.plural == "deployments")
-    deployment(spec);
+    deployment(ensure_object(object, "spec"));
   else if (type.plural == "daemonsets")
-    daemon_set(spec);
+    daemon_set(ensure_object(object, "spec"));
   else if (type.plural == "statefulsets")
-    stateful_set(spec);
+    stateful_set(ensure_object(object, "spec"));
   else if (type.plural == "jobs")
-    job(spec);
+    job(ensure_object(object, "spec"));
 }
 
 }  // namespace kp::sim::kube
