@@ -39,7 +39,8 @@ const json::value* value_at(const json::object& root, const std::string& path) {
   return v;
 }
 
-// metav1.LabelSelector in its query-string form, as Scale.status.selector shows it.
+}  // namespace
+
 std::string selector_text(const json::object* selector) {
   if (!selector) return "";
   std::vector<std::string> parts;
@@ -67,8 +68,6 @@ std::string selector_text(const json::object* selector) {
   for (const auto& p : parts) out += (out.empty() ? "" : ",") + p;
   return out;
 }
-
-}  // namespace
 
 json::object scale_of(const resource_type& type, const json::object& object) {
   const auto& paths = *type.scale;

@@ -6,11 +6,16 @@
 // update, so its schema, CEL rules and resourceVersion apply.
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
+#include <string>
 
 #include "sim/kube/api_error.hpp"
 #include "sim/kube/resource_registry.hpp"
 
 namespace kp::sim::kube {
+
+// metav1.LabelSelector in its query-string form, as Scale.status.selector and kubectl's
+// SELECTOR column show it ("app=web,tier in (a,b)").
+std::string selector_text(const boost::json::object* selector);
 
 boost::json::object scale_of(const resource_type& type, const boost::json::object& object);
 

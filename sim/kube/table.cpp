@@ -1,8 +1,10 @@
 #include "sim/kube/table.hpp"
 
+#include <algorithm>
 #include <boost/json/serialize.hpp>
 
 #include "sim/kube/json_util.hpp"
+#include "sim/kube/scale.hpp"
 
 namespace kp::sim::kube {
 namespace json = boost::json;
@@ -104,6 +106,142 @@ json::value cell_value(const json::value* v, const std::string& type,
   return json::value(json::serialize(*v));
 }
 
+std::int64_t count_at(const json::object& o, std::initializer_list<std::string_view> path,
+                      std::int64_t fallback = 0) {
+  const auto* v = find_path(o, path);
+  return v ? as_int(*v).value_or(fallback) : fallback;
+}
+
+std::string ratio(std::int64_t a, std::int64_t b) {
+  return std::to_string(a) + "/" + std::to_string(b);
+}
+
+// The workload kinds kubectl's printers give their own columns.
+enum class workload { none, deployment, replica_set, stateful_set, daemon_set, job };
+
+workload workload_of(const resource_type& type) {
+  if (type.custom) return workload::none;
+  if (type.group == "apps") {
+    if (type.plural == "deployments") return workload::deployment;
+    if (type.plural == "replicasets") return workload::replica_set;
+    if (type.plural == "statefulsets") return workload::stateful_set;
+    if (type.plural == "daemonsets") return workload::daemon_set;
+  }
+  if (type.group == "batch" && type.plural == "jobs") return workload::job;
+  return workload::none;
+}
+
+void workload_columns(workload w, json::array& columns) {
+  auto add = [&](const char* name, const char* type, int priority = 0) {
+    columns.push_back(column(name, type, priority));
+  };
+  switch (w) {
+    case workload::deployment:
+      add("Ready", "string"), add("Up-to-date", "integer"), add("Available", "integer");
+      break;
+    case workload::replica_set:
+      add("Desired", "integer"), add("Current", "integer"), add("Ready", "integer");
+      break;
+    case workload::stateful_set:
+      add("Ready", "string");
+      break;
+    case workload::daemon_set:
+      add("Desired", "integer"), add("Current", "integer"), add("Ready", "integer");
+      add("Up-to-date", "integer"), add("Available", "integer"), add("Node Selector", "string");
+      break;
+    case workload::job:
+      add("Status", "string"), add("Completions", "string"), add("Duration", "string");
+      break;
+    case workload::none:
+      return;
+  }
+  add("Age", "string");
+  add("Containers", "string", 1), add("Images", "string", 1);
+  if (w != workload::stateful_set) add("Selector", "string", 1);
+}
+
+// A Job's STATUS column: its finished condition first, then what is under way.
+std::string job_status(const json::object& job) {
+  if (condition_status(job, "Complete") == "True") return "Complete";
+  if (condition_status(job, "Failed") == "True") return "Failed";
+  if (has_deletion_timestamp(job)) return "Terminating";
+  if (condition_status(job, "SuccessCriteriaMet") == "True") return "SuccessCriteriaMet";
+  if (condition_status(job, "FailureTarget") == "True") return "FailureTarget";
+  const auto* suspend = find_path(job, {"spec", "suspend"});
+  if (suspend && suspend->is_bool() && suspend->get_bool()) return "Suspended";
+  return "Running";
+}
+
+void workload_cells(workload w, const json::object& o, std::chrono::system_clock::time_point now,
+                    json::array& cells) {
+  auto replicas = count_at(o, {"spec", "replicas"}, 1);
+  auto status = [&](const char* field) { return count_at(o, {"status", field}); };
+  switch (w) {
+    case workload::deployment:
+      cells.push_back(json::value(ratio(status("readyReplicas"), replicas)));
+      cells.push_back(json::value(status("updatedReplicas")));
+      cells.push_back(json::value(status("availableReplicas")));
+      break;
+    case workload::replica_set:
+      cells.push_back(json::value(replicas));
+      cells.push_back(json::value(status("replicas")));
+      cells.push_back(json::value(status("readyReplicas")));
+      break;
+    case workload::stateful_set:
+      cells.push_back(json::value(ratio(status("readyReplicas"), replicas)));
+      break;
+    case workload::daemon_set: {
+      for (const char* f : {"desiredNumberScheduled", "currentNumberScheduled", "numberReady",
+                            "updatedNumberScheduled", "numberAvailable"})
+        cells.push_back(json::value(status(f)));
+      std::vector<std::string> pairs;
+      if (const auto* sel = object_at(o, {"spec", "template", "spec", "nodeSelector"}))
+        for (const auto& kv : *sel)
+          if (kv.value().is_string())
+            pairs.push_back(std::string(kv.key()) + "=" + std::string(kv.value().get_string()));
+      std::sort(pairs.begin(), pairs.end());
+      std::string text;
+      for (const auto& p : pairs) text += (text.empty() ? "" : ",") + p;
+      cells.push_back(json::value(text.empty() ? "<none>" : text));
+      break;
+    }
+    case workload::job: {
+      cells.push_back(json::value(job_status(o)));
+      const auto* completions = find_path(o, {"spec", "completions"});
+      auto succeeded = status("succeeded");
+      auto parallelism = count_at(o, {"spec", "parallelism"}, 0);
+      if (completions && !completions->is_null())
+        cells.push_back(json::value(ratio(succeeded, as_int(*completions).value_or(0))));
+      else if (parallelism > 1)
+        cells.push_back(json::value(ratio(succeeded, 1) + " of " + std::to_string(parallelism)));
+      else
+        cells.push_back(json::value(ratio(succeeded, 1)));
+      auto started = parse_time(string_at(o, {"status", "startTime"}));
+      auto completed = parse_time(string_at(o, {"status", "completionTime"}));
+      cells.push_back(json::value(!started    ? std::string()
+                                  : completed ? human_age(*completed - *started)
+                                              : human_age(now - *started)));
+      break;
+    }
+    case workload::none:
+      return;
+  }
+  cells.push_back(json::value(age_of(o, now)));
+  std::string names, images;
+  if (const auto* cs = array_at(o, {"spec", "template", "spec", "containers"}))
+    for (const auto& c : *cs)
+      if (const auto* co = c.if_object()) {
+        names += (names.empty() ? "" : ",") + std::string(string_at(*co, {"name"}));
+        images += (images.empty() ? "" : ",") + std::string(string_at(*co, {"image"}));
+      }
+  cells.push_back(json::value(names));
+  cells.push_back(json::value(images));
+  if (w != workload::stateful_set) {
+    auto selector = selector_text(object_at(o, {"spec", "selector"}));
+    cells.push_back(json::value(selector.empty() ? "<none>" : selector));
+  }
+}
+
 }  // namespace
 
 json::object make_table(const resource_type& type, const std::vector<object_ptr>& objects,
@@ -115,7 +253,10 @@ json::object make_table(const resource_type& type, const std::vector<object_ptr>
   bool nodes = type.group.empty() && type.plural == "nodes";
   bool namespaces = type.group.empty() && type.plural == "namespaces";
   bool pdbs = type.group == "policy" && type.plural == "poddisruptionbudgets";
-  if (pdbs) {
+  auto kind = workload_of(type);
+  if (kind != workload::none) {
+    workload_columns(kind, columns);
+  } else if (pdbs) {
     columns.push_back(column("Min Available", "string"));
     columns.push_back(column("Max Unavailable", "string"));
     columns.push_back(column("Allowed Disruptions", "integer"));
@@ -149,7 +290,9 @@ json::object make_table(const resource_type& type, const std::vector<object_ptr>
     const auto& o = p->object;
     json::array cells;
     cells.push_back(json::value(meta_name(o)));
-    if (pdbs) {
+    if (kind != workload::none) {
+      workload_cells(kind, o, now, cells);
+    } else if (pdbs) {
       for (const char* f : {"minAvailable", "maxUnavailable"}) {
         const auto* v = find_path(o, {"spec", f});
         cells.push_back(v ? (v->is_string() ? *v : json::value(json::serialize(*v)))

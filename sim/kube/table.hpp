@@ -1,6 +1,7 @@
 #pragma once
 // meta.k8s.io/v1 Table responses, which kubectl asks for to print `get` output: the usual
-// columns for pods, nodes and namespaces, a CRD's additionalPrinterColumns, and Name/Age else.
+// columns for pods, nodes, namespaces, PDBs and the workload kinds (Deployments, ReplicaSets,
+// StatefulSets, DaemonSets, Jobs), a CRD's additionalPrinterColumns, and Name/Age else.
 #include <boost/json/object.hpp>
 #include <chrono>
 #include <string>

@@ -99,6 +99,16 @@ class WorkloadsThroughKubectl : public ::testing::Test {
     }
   }
 
+  // kubectl's table output with each run of spaces made one, so columns compare as words.
+  std::string table(const std::vector<std::string>& args) {
+    auto r = kubectl(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::string out;
+    for (char c : r.out)
+      if (c != ' ' || out.empty() || out.back() != ' ') out += c;
+    return out;
+  }
+
   std::unique_ptr<kube_sim_process> sim_;
   std::unique_ptr<api_client> api_;
 };
@@ -126,6 +136,29 @@ TEST_F(WorkloadsThroughKubectl, RolloutStatusFollowsEachWorkloadToTheEndAndThrou
   EXPECT_EQ(images.out, "nginx:2 nginx:2 nginx:2 nginx:2 ") << images.err;
   auto sets = kubectl({"get", "rs", "-l", "app=web", "-o", "name"});
   EXPECT_EQ(std::count(sets.out.begin(), sets.out.end(), '\n'), 2) << sets.out;
+
+  // `kubectl get` prints the columns kube-apiserver's Tables give each kind.
+  auto deploy = table({"get", "deployment", "web"});
+  EXPECT_NE(deploy.find("NAME READY UP-TO-DATE AVAILABLE AGE\nweb 4/4 4 4 "), std::string::npos)
+      << deploy;
+  auto ds = table({"get", "daemonset", "agent"});
+  EXPECT_NE(ds.find("NAME DESIRED CURRENT READY UP-TO-DATE AVAILABLE NODE SELECTOR AGE\n"
+                    "agent 2 2 2 2 2 <none> "),
+            std::string::npos)
+      << ds;
+  auto sts = table({"get", "statefulset", "db"});
+  EXPECT_NE(sts.find("NAME READY AGE\ndb 2/2 "), std::string::npos) << sts;
+  auto job = table({"get", "job", "batch"});
+  EXPECT_NE(job.find("NAME STATUS COMPLETIONS DURATION AGE\nbatch Complete 3/3 "),
+            std::string::npos)
+      << job;
+  auto rs = table({"get", "rs", "-l", "app=web", "-o", "wide"});
+  EXPECT_NE(rs.find("NAME DESIRED CURRENT READY AGE CONTAINERS IMAGES SELECTOR\n"),
+            std::string::npos)
+      << rs;
+  EXPECT_NE(rs.find(" 4 4 4 "), std::string::npos) << "the new ReplicaSet: " << rs;
+  EXPECT_NE(rs.find(" 0 0 0 "), std::string::npos) << "the old one, scaled down: " << rs;
+  EXPECT_NE(rs.find(" app nginx:2 app=web,pod-template-hash="), std::string::npos) << rs;
 }
 
 TEST_F(WorkloadsThroughKubectl, PodTemplatesAreStoredAndServed) {
