@@ -170,6 +170,16 @@ api_status operations::apply_schema_rules(const resource_type& type, json::objec
   return api_ok{};
 }
 
+std::int64_t operations::class_priority(const json::object& pod_spec) const {
+  auto name = string_at(pod_spec, {"priorityClassName"});
+  if (name == "system-node-critical") return 2000001000;
+  if (name == "system-cluster-critical") return 2000000000;
+  if (name.empty()) return 0;
+  if (auto pc = store_.get("scheduling.k8s.io/priorityclasses", "", std::string(name)))
+    if (const auto* v = pc->object.if_contains("value")) return as_int(*v).value_or(0);
+  return 0;
+}
+
 void operations::prepare_create(const resource_type& type, json::object& object,
                                 const user_info& user) {
   auto& meta = ensure_object(object, "metadata");
@@ -179,7 +189,8 @@ void operations::prepare_create(const resource_type& type, json::object& object,
     if (!spec.contains("restartPolicy")) spec["restartPolicy"] = "Always";
     if (!spec.contains("terminationGracePeriodSeconds")) spec["terminationGracePeriodSeconds"] = 30;
     if (!spec.contains("dnsPolicy")) spec["dnsPolicy"] = "ClusterFirst";
-    if (!spec.contains("priority")) spec["priority"] = 0;
+    // The Priority admission plugin: priorityClassName gives spec.priority.
+    if (!spec.contains("priority")) spec["priority"] = class_priority(spec);
     if (!spec.contains("enableServiceLinks")) spec["enableServiceLinks"] = true;
     // The DefaultTolerationSeconds admission plugin: tolerate not-ready/unreachable for 300 s.
     auto& tol = ensure_array(spec, "tolerations");

@@ -83,6 +83,8 @@ class operations {
   api_status apply_schema_rules(const resource_type& type, boost::json::object& object,
                                 const boost::json::object* old, write_options& options);
   api_status check_create_allowed(const resource_type& type, std::string_view ns);
+  // A pod's priority from its priorityClassName (the built-in system classes or a stored one).
+  std::int64_t class_priority(const boost::json::object& pod_spec) const;
   void prepare_create(const resource_type& type, boost::json::object& object,
                       const user_info& user);
   api_status validate(const resource_type& type, const boost::json::object& object,

@@ -35,6 +35,9 @@ std::string workload_manifest(const scale_step& s) {
   json::object pod_spec{{"containers", json::array{container}},
                         {"terminationGracePeriodSeconds", 1}};
   if (s.tolerate_all) pod_spec["tolerations"] = json::array{json::object{{"operator", "Exists"}}};
+  // Node agents run at system-node-critical priority, so the scheduler places them on a new
+  // node before the application pods that could otherwise fill it.
+  if (s.kind == "DaemonSet") pod_spec["priorityClassName"] = "system-node-critical";
   if (!s.node_selector.empty()) {
     json::object sel;
     for (const auto& [k, v] : s.node_selector) sel[k] = v;

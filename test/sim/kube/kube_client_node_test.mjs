@@ -184,8 +184,14 @@ test('MicroTime needs six fractional digits and Time is written in whole seconds
   const pod = await raw('POST', '/api/v1/namespaces/js/pods', { metadata: { name: 'timed' },
     spec: { containers: [{ name: 'c', image: 'nginx:1.25' }] } });
   assert.equal(pod.status, 201);
-  const cond = await raw('PUT', '/api/v1/namespaces/js/pods/timed/status', { ...pod.body,
-    status: { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: '2025-01-02T03:04:05.987Z' }] } });
+  // The scheduler may write the pod between our read and our PUT (409): read again and retry.
+  let cond;
+  for (let attempt = 0; attempt < 5; ++attempt) {
+    const current = await raw('GET', '/api/v1/namespaces/js/pods/timed');
+    cond = await raw('PUT', '/api/v1/namespaces/js/pods/timed/status', { ...current.body,
+      status: { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: '2025-01-02T03:04:05.987Z' }] } });
+    if (cond.status !== 409) break;
+  }
   assert.equal(cond.status, 200);
   assert.equal(cond.body.status.conditions[0].lastTransitionTime, '2025-01-02T03:04:05Z');
 });
