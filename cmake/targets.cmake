@@ -37,11 +37,12 @@ target_link_libraries(kp_test_main PUBLIC GTest::gtest)
 target_compile_definitions(kp_test_main PRIVATE KP_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin"
                                                 KP_TEST_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 
-# kp_test(name SOURCES ... LIBS ... LABELS unit|integration|e2e [TIMEOUT s]): a GoogleTest binary,
-# each test case registered with ctest under the given label. KP_BIN_DIR and KP_SOURCE_DIR are
-# in its environment (set by kp_test_main).
+# kp_test(name SOURCES ... LIBS ... LABELS unit|integration|e2e [TIMEOUT s] [PROPERTIES ...]): a
+# GoogleTest binary, each test case registered with ctest under the given label (and the extra
+# ctest PROPERTIES, e.g. FIXTURES_REQUIRED). KP_BIN_DIR and KP_SOURCE_DIR are in its environment
+# (set by kp_test_main).
 function(kp_test name)
-  cmake_parse_arguments(A "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(A "" "TIMEOUT" "SOURCES;LIBS;LABELS;PROPERTIES" ${ARGN})
   if(NOT A_TIMEOUT)
     set(A_TIMEOUT 120)
   endif()
@@ -50,7 +51,7 @@ function(kp_test name)
   target_link_libraries(${name} PRIVATE ${A_LIBS} kp_test_main GTest::gtest)
   gtest_discover_tests(${name}
     DISCOVERY_MODE PRE_TEST
-    PROPERTIES LABELS "${A_LABELS}" TIMEOUT ${A_TIMEOUT})
+    PROPERTIES LABELS "${A_LABELS}" TIMEOUT ${A_TIMEOUT} ${A_PROPERTIES})
 endfunction()
 
 # kp_add_subdirectories(): adds every child folder that has a CMakeLists.txt, so a new part

@@ -3,6 +3,7 @@
 #include <limits>
 #include <utility>
 
+#include "config/secret_namespaces.hpp"
 #include "config/value_parsers.hpp"
 
 namespace kp::config {
@@ -234,8 +235,21 @@ std::vector<setting_spec> build_table() {
                               "Lowest VMID given to new node VMs.", &settings::proxmox_vmid, 100,
                               999999999));
   t.push_back(text_setting(provider, "system-namespace", "SYSTEM_NAMESPACE",
-                           "Namespace holding kube-root-ca.crt and bootstrap token Secrets.",
+                           "Namespace of the bootstrap token Secrets (Kubernetes reads them "
+                           "only from kube-system).",
                            &settings::system_namespace));
+  t.push_back(setting_spec{
+      provider, "template-secret-namespaces", "TEMPLATE_SECRET_NAMESPACES", "list",
+      "Comma-separated namespaces whose Secrets node classes may name in templatesRef and "
+      "valuesRef (empty: SYSTEM_NAMESPACE and the controller's own namespace).",
+      false,
+      [](settings& s, std::string_view text) -> status {
+        auto names = parse_namespace_list(text);
+        if (!names) return names.error();
+        s.template_secret_namespaces = std::move(*names);
+        return {};
+      },
+      [](const settings& s) { return format_namespace_list(s.template_secret_namespaces); }});
   t.push_back(setting_spec{
       provider, "vm-memory-overhead-percent", "VM_MEMORY_OVERHEAD_PERCENT", "number",
       "Fraction of VM memory reserved for the guest OS and hypervisor (0.075 = 7.5%).", false,

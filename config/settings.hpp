@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "config/duration.hpp"
 
@@ -62,6 +63,9 @@ struct settings {
   node_policy_mode node_policy = node_policy_mode::simple;
   int proxmox_vmid = 20000;  // lowest VMID for new node VMs
   std::string system_namespace = "kube-system";
+  // Where a node class's templatesRef/valuesRef Secrets may be read (TEMPLATE_SECRET_NAMESPACES).
+  // Empty: SYSTEM_NAMESPACE and the controller's own namespace (secret_namespaces.hpp).
+  std::vector<std::string> template_secret_namespaces;
   double vm_memory_overhead_percent = 0.075;  // a fraction; honoured here, ignored by the Go one
 
   // --- karpenter-proxmox -----------------------------------------------------------------------

@@ -108,6 +108,9 @@ karpenter_metrics::karpenter_metrics(prometheus::Registry& r)
                   "NodeClaims (and whole regions) a garbage collection pass left alone because "
                   "Proxmox could not say whether their VM exists: a VM whose config could not "
                   "be read, a host that is offline, a listing that failed.")),
+      status_write_refusals(counter(r, "karpenter_proxmox_status_write_refusals_total",
+                                    "Status writes the Kubernetes API server refused (invalid, "
+                                    "bad request or forbidden), by kind of object.")),
       kpnodes_total(gauge(r, "kpnodes_total", "The total number of kproximate nodes")),
       kpnodes_running(gauge(r, "kpnodes_running", "The number of running kproximate nodes")),
       cpu_provisioned_total(gauge(r, "cpu_provisioned_total", "The total provisioned cpus")),

@@ -72,6 +72,9 @@ struct karpenter_metrics {
   // Claims and regions a garbage collection pass could not judge (unknown is not gone)
   prometheus::Family<prometheus::Counter>& garbage_collection_skipped;  // region,reason
 
+  // Status writes the API server refused (422/400/403); each is logged once per generation
+  prometheus::Family<prometheus::Counter>& status_write_refusals;  // kind
+
   // kproximate's gauges, with its names (all gauges, as kproximate has them)
   prometheus::Family<prometheus::Gauge>& kpnodes_total;
   prometheus::Family<prometheus::Gauge>& kpnodes_running;

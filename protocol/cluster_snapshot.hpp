@@ -38,6 +38,11 @@ std::string object_key_of(const T& object) {
 inline constexpr const char* bootstrap_token_owner_label =
     "karpenter.proxmox.sinextra.dev/nodeclaim";
 
+// The group our bootstrap tokens put a joining VM in (auth-extra-groups): kubeadm's, which the
+// chart binds to system:node-bootstrapper and to the node client CSR auto-approval.
+inline constexpr const char* bootstrap_token_group =
+    "system:bootstrappers:kubeadm:default-node-token";
+
 struct cluster_snapshot {
   std::uint64_t generation = 0;    // increases with every published snapshot
   std::int64_t taken_unix_ms = 0;  // wall clock when published

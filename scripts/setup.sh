@@ -8,7 +8,7 @@ packages=(
   libcaf-dev libboost1.81-dev libboost-json1.81-dev libssl-dev
   libyaml-cpp-dev libspdlog-dev libfmt-dev prometheus-cpp-dev libisofs-dev
   libgtest-dev googletest libgmock-dev libbenchmark-dev
-  genisoimage curl ca-certificates nodejs npm
+  genisoimage curl ca-certificates nodejs npm unzip
   libre2-dev golang-go golang-gopkg-yaml.v3-dev
 )
 

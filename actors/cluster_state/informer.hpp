@@ -17,7 +17,7 @@
 namespace kp::actors::cluster_state {
 
 struct informer_options {
-  // Where the controller runs: bootstrap token Secrets are watched only there.
+  // SYSTEM_NAMESPACE: bootstrap token Secrets are watched only there (never cluster-wide).
   std::string system_namespace = "kube-system";
   // Every informer re-sends its whole map this often (client-go's resync), so a reader that
   // missed or mishandled a change converges. Timers come from the actor clock.

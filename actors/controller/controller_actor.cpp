@@ -30,6 +30,7 @@
 #include "actors/region/region_settings_from.hpp"
 #include "actors/template_manager/template_manager.hpp"
 #include "actors/termination/termination_actor.hpp"
+#include "config/secret_namespaces.hpp"
 #include "observability/logging.hpp"
 #include "protocol/controller_messages.hpp"
 
@@ -266,6 +267,13 @@ controller_impl::behavior_type controller_behavior(self_ptr self, controller_inp
   ctx.kube = st.in.kube;
   ctx.metrics = st.in.metrics;
   ctx.settings = st.in.settings;
+  // TEMPLATE_SECRET_NAMESPACES in force from now on: the setting, or SYSTEM_NAMESPACE and the
+  // namespace the controller runs in.
+  ctx.settings.template_secret_namespaces =
+      config::template_secret_namespaces(ctx.settings, ctx.kube->config().namespace_);
+  st.log.info(
+      "template Secrets are read only from",
+      {{"namespaces", config::format_namespace_list(ctx.settings.template_secret_namespaces)}});
   ctx.cluster_name = st.in.settings.cluster_name;
   ctx.cluster_endpoint = st.in.settings.cluster_endpoint.empty() ? ctx.kube->config().server
                                                                  : st.in.settings.cluster_endpoint;

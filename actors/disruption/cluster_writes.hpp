@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "actors/condition_reasons.hpp"
 #include "core/result.hpp"
 #include "protocol/kube/karpenter_v1.hpp"
 
@@ -29,7 +30,7 @@ class cluster_writes {
   virtual void annotate_nodeclaim(const std::string& name,
                                   const std::map<std::string, std::string>& set, done d) = 0;
   // Sets the NodeClaim status condition DisruptionReason (True, reason, message).
-  virtual void mark_disruption_reason(const std::string& name, const std::string& reason,
+  virtual void mark_disruption_reason(const std::string& name, condition_reason reason,
                                       const std::string& message, done d) = 0;
 };
 

@@ -51,4 +51,19 @@ std::string reason_title(kp::disruption::command_reason r) {
   return std::string(kp::disruption::to_string(r));
 }
 
+condition_reason disruption_condition_reason(kp::disruption::command_reason r) {
+  using kp::disruption::command_reason;
+  switch (r) {
+    case command_reason::empty:
+      return "Empty";
+    case command_reason::drifted:
+      return "Drifted";
+    case command_reason::underutilized:
+      return "Underutilized";
+    case command_reason::expired:
+      return "Expired";
+  }
+  return "Underutilized";  // unreachable: every reason is listed above
+}
+
 }  // namespace kp::actors::disruption

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "actors/condition_reasons.hpp"
 #include "core/disruption/planner.hpp"
 
 namespace kp::actors::disruption {
@@ -20,5 +21,6 @@ std::string consolidation_type(std::string_view method);
 // used in Events and the DisruptionReason condition ("Empty", "Drifted", ...).
 std::string reason_label(kp::disruption::command_reason r);
 std::string reason_title(kp::disruption::command_reason r);
+condition_reason disruption_condition_reason(kp::disruption::command_reason r);
 
 }  // namespace kp::actors::disruption

@@ -447,7 +447,8 @@ void start_run(self_ptr self, const std::shared_ptr<command_run>& run) {
       event(st, "NodeClaim", claim, "Disrupting",
             "Disrupting NodeClaim: " + title + ": " + run->cmd.decision);
       st.writes->mark_disruption_reason(
-          claim, title, run->cmd.decision, resume(self, [self, claim](status s) {
+          claim, disruption_condition_reason(run->cmd.why), run->cmd.decision,
+          resume(self, [self, claim](status s) {
             if (!s)
               self->state.log.debug("DisruptionReason not recorded",
                                     {{"nodeclaim", claim}, {"error", s.error().message}});

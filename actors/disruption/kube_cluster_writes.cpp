@@ -56,7 +56,7 @@ class kube_writes final : public cluster_writes {
         [d](result<kube::node_claim> r) { d(r ? status{} : status{r.error()}); });
   }
 
-  void mark_disruption_reason(const std::string& name, const std::string& reason,
+  void mark_disruption_reason(const std::string& name, condition_reason reason,
                               const std::string& message, done d) override {
     auto c = client_;
     const auto now = kube::format_rfc3339(clock_());
@@ -72,9 +72,10 @@ class kube_writes final : public cluster_writes {
           if (it == conds.end()) it = conds.insert(conds.end(), kube::condition{});
           it->type = "DisruptionReason";
           it->status = "True";
-          it->reason = reason;
+          it->reason = reason.str();
           it->message = message;
           it->last_transition_time = now;
+          it->observed_generation = claim.metadata.generation;
           c->patch<kube::node_claim>(
               {"", name}, kube::patch_type::merge, kube::node_claim_status_merge_patch(claim),
               [d](result<kube::node_claim> r) { d(r ? status{} : status{r.error()}); }, "status");

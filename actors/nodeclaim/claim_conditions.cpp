@@ -18,8 +18,9 @@ bool condition_is_true(const std::vector<kube::condition>& conditions, std::stri
 }
 
 bool set_condition(std::vector<kube::condition>& conditions, const std::string& type,
-                   const std::string& status, const std::string& reason, const std::string& message,
+                   const std::string& status, condition_reason why, const std::string& message,
                    const std::string& now_rfc3339, std::int64_t observed_generation) {
+  const std::string reason = why.str();
   auto it = std::find_if(conditions.begin(), conditions.end(),
                          [&](const kube::condition& c) { return c.type == type; });
   if (it == conditions.end()) {

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "actors/condition_reasons.hpp"
 #include "protocol/kube/meta_types.hpp"
 
 namespace kp::actors::nodeclaim {
@@ -17,7 +18,7 @@ bool condition_is_true(const std::vector<kube::condition>& conditions, std::stri
 // Sets `type` to status/reason/message. lastTransitionTime becomes `now_rfc3339` when the status
 // changes (or the condition is new). True when anything but the time changed.
 bool set_condition(std::vector<kube::condition>& conditions, const std::string& type,
-                   const std::string& status, const std::string& reason, const std::string& message,
+                   const std::string& status, condition_reason reason, const std::string& message,
                    const std::string& now_rfc3339, std::int64_t observed_generation = 0);
 
 // The same conditions ignoring transition/heartbeat times (what decides whether to write).

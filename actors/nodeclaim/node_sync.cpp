@@ -76,18 +76,18 @@ bool sync_registered_node(kube::node& node, const kube::node_claim& claim) {
   return changed;
 }
 
-std::optional<std::string> not_initialized_reason(const kube::node& node,
-                                                  const kube::node_claim& claim) {
+std::optional<condition_reason> not_initialized_reason(const kube::node& node,
+                                                       const kube::node_claim& claim) {
   bool ready = false;
   for (const auto& c : node.status.conditions) {
     if (c.type == "Ready") ready = c.status == "True";
   }
-  if (!ready) return std::string("NodeNotReady");
+  if (!ready) return condition_reason("NodeNotReady");
   for (const auto& t : claim.spec.startup_taints) {
-    if (has_taint(node.spec.taints, t)) return std::string("StartupTaintsExist");
+    if (has_taint(node.spec.taints, t)) return condition_reason("StartupTaintsExist");
   }
   for (const auto& t : node.spec.taints) {
-    if (known_ephemeral(t)) return std::string("KnownEphemeralTaintsExist");
+    if (known_ephemeral(t)) return condition_reason("KnownEphemeralTaintsExist");
   }
   return std::nullopt;
 }

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "actors/condition_reasons.hpp"
 #include "protocol/kube/core_v1.hpp"
 #include "protocol/kube/karpenter_v1.hpp"
 
@@ -17,7 +18,7 @@ bool sync_registered_node(kube::node& node, const kube::node_claim& claim);
 
 // Why the Node is not initialized yet ("NodeNotReady", "StartupTaintsExist",
 // "KnownEphemeralTaintsExist"), nothing when it is.
-std::optional<std::string> not_initialized_reason(const kube::node& node,
-                                                  const kube::node_claim& claim);
+std::optional<condition_reason> not_initialized_reason(const kube::node& node,
+                                                       const kube::node_claim& claim);
 
 }  // namespace kp::actors::nodeclaim

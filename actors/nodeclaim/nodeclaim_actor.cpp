@@ -21,6 +21,8 @@
 #include "actors/nodeclaim/claim_conditions.hpp"
 #include "actors/nodeclaim/launch_plan.hpp"
 #include "actors/nodeclaim/node_sync.hpp"
+#include "actors/nodeclaim/template_secret_access.hpp"
+#include "actors/status_refusals.hpp"
 #include "core/cloudinit/bootstrap_token.hpp"
 #include "core/disruption/cluster.hpp"
 #include "observability/logging.hpp"
@@ -66,6 +68,7 @@ struct claim_state {
   bool iso_released = false;
   std::string synced_node_class;  // "<uid>/<generation>" of the node class last synced to the VM
   std::set<std::string> tokens_deleting;
+  status_refusals refusals;
 
   static inline const char* name = "nodeclaim";
 };
@@ -159,20 +162,26 @@ void set_ready(claim_state& st, kube::node_claim& claim) {
   auto& c = claim.status.conditions;
   bool all = condition_is_true(c, "Launched") && condition_is_true(c, "Registered") &&
              condition_is_true(c, "Initialized");
-  set_condition(c, "Ready", all ? "True" : "Unknown", all ? "Ready" : "NotReady", "",
-                now_rfc3339(st), claim.metadata.generation);
+  set_condition(c, "Ready", all ? "True" : "Unknown",
+                all ? condition_reason("Ready") : condition_reason("NotReady"), "", now_rfc3339(st),
+                claim.metadata.generation);
 }
 
 // Writes the claim's status (merge patch of the status subresource) and then runs `next`.
 void write_status(self_ptr self, kube::node_claim claim, std::function<void(bool)> next) {
   set_ready(self->state, claim);
+  const auto gen = claim.metadata.generation;
   self->state.ctx.kube->patch<kube::node_claim>(
       {"", claim.metadata.name}, kube::patch_type::merge,
       kube::node_claim_status_merge_patch(claim),
       in_actor<kube::node_claim>(self,
-                                 [self, next](result<kube::node_claim> r) {
+                                 [self, next, gen](result<kube::node_claim> r) {
+                                   auto& st = self->state;
                                    if (r) {
                                      note_written(self, *r);
+                                   } else if (status_refusals::is_refusal(r.error())) {
+                                     st.refusals.report(r.error(), "NodeClaim", st.claim_name, gen,
+                                                        "", st.ctx.metrics.get(), st.log);
                                    } else {
                                      self->state.log.warn(
                                          "writing the NodeClaim status failed",
@@ -186,7 +195,7 @@ void write_status(self_ptr self, kube::node_claim claim, std::function<void(bool
 
 // Sets one condition and writes the status only when it changed.
 void write_condition(self_ptr self, const kube::node_claim& claim, const std::string& type,
-                     const std::string& status, const std::string& reason,
+                     const std::string& status, condition_reason reason,
                      const std::string& message) {
   kube::node_claim copy = claim;
   if (!set_condition(copy.status.conditions, type, status, reason, message,
@@ -238,7 +247,7 @@ void add_finalizer(self_ptr self, const kube::node_claim& claim) {
 
 // --- launch ------------------------------------------------------------------------------------
 
-std::string reason_for(const std::string& code) {
+condition_reason reason_for(const std::string& code) {
   if (code == "node_class_missing") return "NodeClassNotFound";
   if (code == "template_missing") return "TemplateNotFound";
   if (code == "template_error") return "TemplateError";
@@ -250,6 +259,7 @@ std::string reason_for(const std::string& code) {
   if (code == "join_failed") return "JoinFailed";
   if (code == "unknown") return "ProxmoxStateUnknown";
   if (code == "not_ready") return "RegionNotReady";
+  if (code == "secret_namespace_refused") return "NotInTemplateSecretNamespaces";
   return "LaunchFailed";
 }
 
@@ -259,7 +269,7 @@ void launch_failed(self_ptr self, const kube::node_claim& claim, const std::stri
   if (message.size() > 300) message.resize(300);
   st.log.warn("launch failed",
               {{"nodeclaim", claim.metadata.name}, {"reason", code}, {"message", message}});
-  event(st, claim, "Warning", "LaunchFailed", reason_for(code) + ": " + message);
+  event(st, claim, "Warning", "LaunchFailed", reason_for(code).str() + ": " + message);
   kube::node_claim copy = claim;
   bool changed = set_condition(copy.status.conditions, "Launched", "False", reason_for(code),
                                message, now_rfc3339(st), claim.metadata.generation);
@@ -378,7 +388,7 @@ void ensure_token(self_ptr self, const kube::node_claim& claim,
   secret.data["expiration"].value = kube::format_rfc3339(now + ttl);
   secret.data["usage-bootstrap-authentication"].value = "true";
   secret.data["usage-bootstrap-signing"].value = "true";
-  secret.data["auth-extra-groups"].value = "system:bootstrappers:kubeadm:default-node-token";
+  secret.data["auth-extra-groups"].value = protocol::bootstrap_token_group;
   st.ctx.kube->create<kube::secret>(
       secret, in_actor<kube::secret>(self, [self, token, done](result<kube::secret> r) {
         if (!r) {
@@ -401,9 +411,13 @@ void load_templates(self_ptr self, const kube::proxmox_node_class& nc,
                     std::function<void(result<template_files>)> done) {
   auto files = std::make_shared<template_files>();
   const auto& md = nc.spec.metadata;
-  auto secret_ns = [&](const kube::secret_reference& ref) {
-    return ref.namespace_.empty() ? self->state.ctx.settings.system_namespace : ref.namespace_;
-  };
+  const auto scope = template_secret_scope_of(self->state.ctx.settings);
+  for (const auto& [field, ref] :
+       {std::pair{"templatesRef", md.templates_ref}, std::pair{"valuesRef", md.values_ref}}) {
+    if (auto refused = ref ? refuse_template_secret(field, *ref, scope) : std::nullopt)
+      return done(kp::error{"secret_namespace_refused", *refused});
+  }
+  auto secret_ns = [&](const kube::secret_reference& ref) { return secret_namespace(ref, scope); };
   auto values_step = [self, files, done, values = md.values_ref,
                       ns = md.values_ref ? secret_ns(*md.values_ref) : std::string()]() {
     if (!values) {

@@ -9,14 +9,9 @@
 namespace kp::actors::nodeclass_status {
 namespace {
 
-kube::condition make(std::string type, std::string status, std::string reason,
-                     std::string message) {
-  kube::condition c;
-  c.type = std::move(type);
-  c.status = std::move(status);
-  c.reason = std::move(reason);
-  c.message = std::move(message);
-  return c;
+condition_update make(std::string type, std::string status, condition_reason reason,
+                      std::string message) {
+  return {std::move(type), std::move(status), reason, std::move(message)};
 }
 
 std::string join(const std::vector<std::string>& items) {
@@ -25,16 +20,17 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
-std::string key_of(const kube::secret_reference& ref, const std::string& system_namespace) {
-  return (ref.namespace_.empty() ? system_namespace : ref.namespace_) + "/" + ref.name;
+std::string key_of(const kube::secret_reference& ref,
+                   const nodeclaim::template_secret_scope& scope) {
+  return nodeclaim::secret_namespace(ref, scope) + "/" + ref.name;
 }
 
 constexpr const char* template_type = "InstanceTemplateReady";
 constexpr const char* metadata_type = "InstanceMetadataOptionsReady";
 
-kube::condition template_condition(const kube::proxmox_node_class& nc,
-                                   const protocol::cluster_snapshot& snapshot,
-                                   const std::vector<protocol::region_inventory>& inventories) {
+condition_update template_condition(const kube::proxmox_node_class& nc,
+                                    const protocol::cluster_snapshot& snapshot,
+                                    const std::vector<protocol::region_inventory>& inventories) {
   const auto& ref = nc.spec.instance_template_ref;
   if (ref.kind == "ProxmoxTemplate") {
     const auto* t = protocol::cluster_snapshot::find(snapshot.templates, ref.name);
@@ -128,8 +124,8 @@ cloudinit::cloud_init_inputs sample_inputs(const kube::proxmox_node_class& nc) {
   return in;
 }
 
-kube::condition metadata_condition(const kube::proxmox_node_class& nc, const secret_map& secrets,
-                                   const std::string& system_namespace) {
+condition_update metadata_condition(const kube::proxmox_node_class& nc, const secret_map& secrets,
+                                    const nodeclaim::template_secret_scope& scope) {
   const auto& md = nc.spec.metadata;
   // kproximate's fields (join command, nodeLabels, sshKeys) are checked before any VM exists.
   if (auto valid = nodeclaim::validate_kproximate_fields(nc); !valid) {
@@ -147,8 +143,11 @@ kube::condition metadata_condition(const kube::proxmox_node_class& nc, const sec
                     ": no cloud-init CD-ROM");
   }
   auto fetched = [&](const kube::secret_reference& ref,
-                     const char* field) -> std::optional<kube::condition> {
-    auto key = key_of(ref, system_namespace);
+                     const char* field) -> std::optional<condition_update> {
+    if (auto refused = nodeclaim::refuse_template_secret(field, ref, scope)) {
+      return make(metadata_type, "False", "NotInTemplateSecretNamespaces", *refused);
+    }
+    auto key = key_of(ref, scope);
     auto it = secrets.find(key);
     if (it == secrets.end()) {
       return make(metadata_type, "Unknown", "SecretUnread", "Secret " + key + " not read yet");
@@ -164,14 +163,14 @@ kube::condition metadata_condition(const kube::proxmox_node_class& nc, const sec
   cloudinit::template_sources sources;
   if (md.templates_ref) {
     if (auto bad = fetched(*md.templates_ref, "templatesRef")) return *bad;
-    const auto& s = *secrets.at(key_of(*md.templates_ref, system_namespace)).secret;
-    sources.origin = "Secret " + key_of(*md.templates_ref, system_namespace);
+    const auto& s = *secrets.at(key_of(*md.templates_ref, scope)).secret;
+    sources.origin = "Secret " + key_of(*md.templates_ref, scope);
     for (const auto& [k, v] : s.data) sources.documents[k] = v.value;
   }
   auto in = sample_inputs(nc);
   if (md.values_ref) {
     if (auto bad = fetched(*md.values_ref, "valuesRef")) return *bad;
-    const auto& s = *secrets.at(key_of(*md.values_ref, system_namespace)).secret;
+    const auto& s = *secrets.at(key_of(*md.values_ref, scope)).secret;
     for (const auto& [k, v] : s.data) in.values[k] = v.value;
   }
   auto rendered = cloudinit::render_cloud_init(sources, in);
@@ -188,12 +187,15 @@ kube::condition metadata_condition(const kube::proxmox_node_class& nc, const sec
 }  // namespace
 
 std::vector<std::string> secrets_needed(const kube::proxmox_node_class& nc,
-                                        const std::string& system_namespace) {
+                                        const nodeclaim::template_secret_scope& scope) {
   std::vector<std::string> out;
   const auto& md = nc.spec.metadata;
   if (md.type != "cdrom") return out;
-  if (md.templates_ref) out.push_back(key_of(*md.templates_ref, system_namespace));
-  if (md.values_ref) out.push_back(key_of(*md.values_ref, system_namespace));
+  for (const auto& ref : {md.templates_ref, md.values_ref}) {
+    if (ref && !nodeclaim::refuse_template_secret("", *ref, scope)) {
+      out.push_back(key_of(*ref, scope));
+    }
+  }
   return out;
 }
 
@@ -201,22 +203,19 @@ nodeclass_verdict evaluate_node_class(const kube::proxmox_node_class& nc,
                                       const protocol::cluster_snapshot& snapshot,
                                       const std::vector<protocol::region_inventory>& inventories,
                                       const secret_map& secrets,
-                                      const std::string& system_namespace) {
-  nodeclass_verdict v;
-  v.template_ready = template_condition(nc, snapshot, inventories);
-  v.metadata_ready = metadata_condition(nc, secrets, system_namespace);
-  const auto& t = v.template_ready;
-  const auto& m = v.metadata_ready;
-  if (t.status == "True" && m.status == "True") {
-    v.ready = make("Ready", "True", "Ready", "");
-  } else if (t.status == "False" || m.status == "False") {
-    const auto& bad = t.status == "False" ? t : m;
-    v.ready = make("Ready", "False", bad.reason, bad.message);
-  } else {
+                                      const nodeclaim::template_secret_scope& scope) {
+  auto t = template_condition(nc, snapshot, inventories);
+  auto m = metadata_condition(nc, secrets, scope);
+  auto ready = [&] {
+    if (t.status == "True" && m.status == "True") return make("Ready", "True", "Ready", "");
+    if (t.status == "False" || m.status == "False") {
+      const auto& bad = t.status == "False" ? t : m;
+      return make("Ready", "False", bad.reason, bad.message);
+    }
     const auto& unknown = t.status != "True" ? t : m;
-    v.ready = make("Ready", "Unknown", unknown.reason, unknown.message);
-  }
-  return v;
+    return make("Ready", "Unknown", unknown.reason, unknown.message);
+  }();
+  return {std::move(t), std::move(m), std::move(ready)};
 }
 
 }  // namespace kp::actors::nodeclass_status

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "actors/condition_reasons.hpp"
+#include "actors/nodeclaim/template_secret_access.hpp"
 #include "protocol/cluster_snapshot.hpp"
 #include "protocol/region_messages.hpp"
 
@@ -23,19 +25,20 @@ struct fetched_secret {
 using secret_map = std::map<std::string, fetched_secret>;
 
 struct nodeclass_verdict {
-  kube::condition template_ready;  // InstanceTemplateReady
-  kube::condition metadata_ready;  // InstanceMetadataOptionsReady
-  kube::condition ready;           // Ready
+  condition_update template_ready;  // InstanceTemplateReady
+  condition_update metadata_ready;  // InstanceMetadataOptionsReady
+  condition_update ready;           // Ready
 };
 
-// The Secrets ("ns/name") a node class needs read; `system_namespace` fills an empty namespace.
+// The Secrets ("ns/name") a node class needs read and may be read (inside the scope's
+// namespaces); the scope's system namespace fills an empty namespace.
 std::vector<std::string> secrets_needed(const kube::proxmox_node_class& nc,
-                                        const std::string& system_namespace);
+                                        const nodeclaim::template_secret_scope& scope);
 
 nodeclass_verdict evaluate_node_class(const kube::proxmox_node_class& nc,
                                       const protocol::cluster_snapshot& snapshot,
                                       const std::vector<protocol::region_inventory>& inventories,
                                       const secret_map& secrets,
-                                      const std::string& system_namespace);
+                                      const nodeclaim::template_secret_scope& scope);
 
 }  // namespace kp::actors::nodeclass_status

@@ -11,6 +11,7 @@
 #include "actors/nodeclaim/claim_conditions.hpp"
 #include "actors/nodeclass_status/nodeclass_conditions.hpp"
 #include "actors/nodeclass_status/nodeclass_hash.hpp"
+#include "actors/status_refusals.hpp"
 #include "core/disruption/cluster.hpp"
 #include "observability/logging.hpp"
 #include "protocol/kube/model_translation.hpp"
@@ -29,6 +30,7 @@ struct status_state {
   controller_context ctx;
   protocol::snapshot_ptr snapshot;
   obs::logger log{"nodeclass.status"};
+  status_refusals refusals;
   bool busy = false;
   bool dirty = false;
   static inline const char* name = "nodeclass-status";
@@ -115,8 +117,8 @@ void evaluate_all(self_ptr self, std::shared_ptr<std::vector<protocol::region_in
     for (const auto& [key, nc] : *snapshot->node_classes) {
       (void)key;
       if (nc->metadata.deletion_timestamp) continue;
-      auto v =
-          evaluate_node_class(*nc, *snapshot, *invs, *secrets, st.ctx.settings.system_namespace);
+      auto v = evaluate_node_class(*nc, *snapshot, *invs, *secrets,
+                                   nodeclaim::template_secret_scope_of(st.ctx.settings));
       if (!nodeclass_hash_current(*nc)) stamp_hash(self, *nc);
       auto updated = *nc;
       auto& conds = updated.status.conditions;
@@ -125,6 +127,9 @@ void evaluate_all(self_ptr self, std::shared_ptr<std::vector<protocol::region_in
                                  nc->metadata.generation);
       }
       if (nodeclaim::same_conditions(conds, nc->status.conditions)) continue;
+      const auto generation = nc->metadata.generation;
+      auto body = conditions_digest(conds);
+      if (st.refusals.refused(nc->metadata.name, generation, body)) continue;
       for (const auto& after : conds) {
         const auto* before = nodeclaim::find_condition(nc->status.conditions, after.type);
         if (before == nullptr || before->status != after.status || before->reason != after.reason ||
@@ -134,18 +139,26 @@ void evaluate_all(self_ptr self, std::shared_ptr<std::vector<protocol::region_in
       }
       ++*pending;
       st.ctx.kube->update_status<kube::proxmox_node_class>(
-          updated,
-          in_actor<kube::proxmox_node_class>(
-              self, [self, one_done, name = nc->metadata.name](result<kube::proxmox_node_class> r) {
-                if (!r) {
-                  // A conflict: a newer object is coming and its snapshot runs us again;
-                  // other errors wait for the next snapshot or tick (no tight loop).
-                  self->state.log.warn(
-                      "writing the node class status failed",
-                      {{"nodeclass", name}, {"error", r.error().code + ": " + r.error().message}});
-                }
-                one_done();
-              }));
+          updated, in_actor<kube::proxmox_node_class>(
+                       self, [self, one_done, name = nc->metadata.name, generation,
+                              body = std::move(body)](result<kube::proxmox_node_class> r) {
+                         auto& st = self->state;
+                         if (r) {
+                           st.refusals.forget(name);
+                         } else if (status_refusals::is_refusal(r.error())) {
+                           // The same write would be refused again: not before the generation
+                           // changes.
+                           st.refusals.report(r.error(), "ProxmoxNodeClass", name, generation, body,
+                                              st.ctx.metrics.get(), st.log);
+                         } else {
+                           // A conflict: a newer object is coming and its snapshot runs us again;
+                           // other errors wait for the next snapshot or tick (no tight loop).
+                           st.log.warn("writing the node class status failed",
+                                       {{"nodeclass", name},
+                                        {"error", r.error().code + ": " + r.error().message}});
+                         }
+                         one_done();
+                       }));
     }
   }
   one_done();
@@ -157,7 +170,8 @@ void read_secrets(self_ptr self, std::shared_ptr<std::vector<protocol::region_in
   if (st.snapshot->node_classes) {
     for (const auto& [key, nc] : *st.snapshot->node_classes) {
       (void)key;
-      for (auto& s : secrets_needed(*nc, st.ctx.settings.system_namespace)) wanted.insert(s);
+      for (auto& s : secrets_needed(*nc, nodeclaim::template_secret_scope_of(st.ctx.settings)))
+        wanted.insert(s);
     }
   }
   auto secrets = std::make_shared<secret_map>();

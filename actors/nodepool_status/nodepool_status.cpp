@@ -12,6 +12,7 @@
 
 #include "actors/continuation.hpp"
 #include "actors/nodepool_status/nodepool_status_plan.hpp"
+#include "actors/status_refusals.hpp"
 #include "observability/logging.hpp"
 
 namespace kp::actors::nodepool_status {
@@ -34,6 +35,7 @@ struct status_state {
   nodepool_status_options opt;
   snapshot_ptr latest;
   std::map<std::string, pool_record> pools;
+  status_refusals refusals;
   obs::logger log{"nodepool.status"};
 };
 
@@ -71,12 +73,24 @@ void drop_gauges(status_state& st, pool_record& rec) {
 
 void reconcile(self_ptr self, const kube::node_pool& pool);
 
+// What a status write says, without the times (refusals are remembered by it).
+std::string status_digest(const kube::node_pool_status& s) {
+  std::string out = conditions_digest(s.conditions) + std::to_string(s.nodes);
+  for (const auto& [name, q] : s.resources) out += name + "=" + q + ";";
+  return out;
+}
+
 void write_done(self_ptr self, const std::string& name, const result<kube::node_pool>& r,
-                const char* what) {
+                const char* what, std::int64_t generation, const std::string& digest) {
   auto& st = self->state;
   auto& rec = st.pools[name];
   --rec.in_flight;
-  if (!r) {
+  if (!r && std::string(what) == "status" && status_refusals::is_refusal(r.error())) {
+    // The same write would be refused again: not before the pool's generation changes.
+    st.refusals.report(r.error(), "NodePool", name, generation, digest, st.ctx.metrics.get(),
+                       st.log);
+    rec.written_status.reset();
+  } else if (!r) {
     st.log.warn("nodepool write failed", {{"nodepool", name},
                                           {"write", what},
                                           {"code", r.error().code},
@@ -88,6 +102,7 @@ void write_done(self_ptr self, const std::string& name, const result<kube::node_
       rec.written_hash.clear();
   } else {
     rec.own_versions.insert(r->metadata.resource_version);
+    if (std::string(what) == "status") st.refusals.forget(name);
   }
   if (rec.in_flight > 0 || !st.latest) return;
   if (const auto* pool = cluster_snapshot::find(st.latest->node_pools, name)) {
@@ -121,9 +136,12 @@ void reconcile(self_ptr self, const kube::node_pool& pool) {
     rec.written_hash.clear();
   }
 
+  const auto generation = pool.metadata.generation;
+  const auto digest = status_digest(desired);
   const bool status_needed =
       !equivalent(pool.status, desired) &&
-      !(ours && rec.written_status && equivalent(*rec.written_status, desired));
+      !(ours && rec.written_status && equivalent(*rec.written_status, desired)) &&
+      !st.refusals.refused(name, generation, digest);
   const auto hash = nodepool_hash(pool);
   const bool hash_needed = !hash_current(pool) && !(ours && rec.written_hash == hash);
 
@@ -135,7 +153,9 @@ void reconcile(self_ptr self, const kube::node_pool& pool) {
         {"", name}, kube::patch_type::merge, status_patch(pool.status, desired),
         resume_in<result<kube::node_pool>>(
             caf::actor_cast<impl_actor>(self),
-            [self, name](result<kube::node_pool> r) { write_done(self, name, r, "status"); }),
+            [self, name, generation, digest](result<kube::node_pool> r) {
+              write_done(self, name, r, "status", generation, digest);
+            }),
         "status");
   }
   if (hash_needed) {
@@ -144,9 +164,10 @@ void reconcile(self_ptr self, const kube::node_pool& pool) {
     if (st.opt.on_write) st.opt.on_write(name, "hash");
     st.ctx.kube->patch<kube::node_pool>(
         {"", name}, kube::patch_type::merge, hash_patch(pool),
-        resume_in<result<kube::node_pool>>(
-            caf::actor_cast<impl_actor>(self),
-            [self, name](result<kube::node_pool> r) { write_done(self, name, r, "hash"); }));
+        resume_in<result<kube::node_pool>>(caf::actor_cast<impl_actor>(self),
+                                           [self, name, generation](result<kube::node_pool> r) {
+                                             write_done(self, name, r, "hash", generation, "");
+                                           }));
   }
 }
 

@@ -68,12 +68,12 @@ bool non_negative_integer(const std::string& s) {
 }
 
 kube::condition make_condition(const kube::node_pool& pool, const std::string& type,
-                               const std::string& status, const std::string& reason,
+                               const std::string& status, condition_reason reason,
                                const std::string& message, std::int64_t now_ms) {
   kube::condition c;
   c.type = type;
   c.status = status;
-  c.reason = reason;
+  c.reason = reason.str();
   c.message = message;
   c.observed_generation = pool.metadata.generation;
   const auto* old = find_condition(pool.status.conditions, type);

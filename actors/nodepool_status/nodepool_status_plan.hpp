@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/condition_reasons.hpp"
 #include "core/model/resource_list.hpp"
 #include "protocol/cluster_snapshot.hpp"
 

@@ -13,6 +13,7 @@
 #include <caf/all.hpp>
 
 #include "actors/continuation.hpp"
+#include "actors/status_refusals.hpp"
 #include "actors/template_manager/template_plan.hpp"
 #include "observability/logging.hpp"
 #include "protocol/kube/model_translation.hpp"
@@ -41,6 +42,7 @@ struct manager_state {
     kube::proxmox_template_status status;
   };
   std::map<std::string, written_status> written;
+  status_refusals refusals;
   static inline const char* name = "template-manager";
 };
 
@@ -94,7 +96,7 @@ struct job {
   bool progressed = false;
   bool failed = false;
   bool image_failed = false;
-  std::string failure_reason;
+  std::optional<condition_reason> failure_reason;
   std::string failure_message;
 };
 
@@ -185,7 +187,7 @@ void write_statuses(self_ptr self, pass_ptr pass) {
           host_outcome h;
           h.region = region;
           h.host = "*";
-          h.failure_reason = "ProxmoxUnreachable";
+          h.failure_reason = condition_reason("ProxmoxUnreachable");
           h.failure_message = "reading region " + region + " failed: " + obs.error;
           outcome.hosts.push_back(std::move(h));
         }
@@ -220,6 +222,10 @@ void write_statuses(self_ptr self, pass_ptr pass) {
     }
     auto status = desired_status(baseline, outcome, now);
     if (same_status(status, baseline.status)) continue;
+    const auto generation = t->metadata.generation;
+    auto body = conditions_digest(status.conditions) + status.image_id + status.zone_count;
+    for (const auto& z : status.zones) body += z + ";";
+    if (st.refusals.refused(name, generation, body)) continue;
     for (const auto& c : status.conditions) {
       bool changed = true;
       for (const auto& before : baseline.status.conditions) {
@@ -235,15 +241,23 @@ void write_statuses(self_ptr self, pass_ptr pass) {
     st.written[name] = {t->metadata.resource_version, std::move(status)};
     all->add();
     st.ctx.kube->update_status<kube::proxmox_template>(
-        updated, in_actor<kube::proxmox_template>(self, [self, all, name = name](
+        updated, in_actor<kube::proxmox_template>(self, [self, all, name = name, generation,
+                                                         body = std::move(body)](
                                                             result<kube::proxmox_template> r) {
-          if (!r) {
-            self->state.written.erase(name);
+          auto& st = self->state;
+          if (r) {
+            st.refusals.forget(name);
+          } else if (status_refusals::is_refusal(r.error())) {
+            st.written.erase(name);
+            // The same write would be refused again: not before the generation changes.
+            st.refusals.report(r.error(), "ProxmoxTemplate", name, generation, body,
+                               st.ctx.metrics.get(), st.log);
+          } else {
+            st.written.erase(name);
             // A conflict means a newer object is on its way; its snapshot runs us
             // again. Other errors wait for the next snapshot or tick.
-            self->state.log.warn(
-                "writing the template status failed",
-                {{"template", name}, {"error", r.error().code + ": " + r.error().message}});
+            st.log.warn("writing the template status failed",
+                        {{"template", name}, {"error", r.error().code + ": " + r.error().message}});
           }
           all->done();
         }));
@@ -253,10 +267,10 @@ void write_statuses(self_ptr self, pass_ptr pass) {
 
 // --- running the steps -------------------------------------------------------------------------
 
-void fail(job& j, std::string reason, std::string message, bool image = false) {
+void fail(job& j, condition_reason reason, std::string message, bool image = false) {
   j.failed = true;
   j.image_failed = image;
-  j.failure_reason = std::move(reason);
+  j.failure_reason = reason;
   j.failure_message = std::move(message);
 }
 
@@ -733,11 +747,12 @@ void run(self_ptr self) {
         regions.push_back(d->spec.region);
       }
       if (regions.empty()) {
-        pass->region_problem[key] = spec_problem{
-            "RegionNotConfigured",
-            d->spec.region.empty()
-                ? "no Proxmox region is configured"
-                : "region " + d->spec.region + " is not in the clusters file of the controller"};
+        pass->region_problem.insert_or_assign(
+            key, spec_problem{"RegionNotConfigured",
+                              d->spec.region.empty()
+                                  ? "no Proxmox region is configured"
+                                  : "region " + d->spec.region +
+                                        " is not in the clusters file of the controller"});
       }
       needed.insert(regions.begin(), regions.end());
     }

@@ -95,12 +95,12 @@ std::string normalized_tags(std::vector<std::string> tags) {
   return join(tags, ";");
 }
 
-kube::condition make_condition(std::string type, std::string status, std::string reason,
+kube::condition make_condition(std::string type, std::string status, condition_reason reason,
                                std::string message) {
   kube::condition c;
   c.type = std::move(type);
   c.status = std::move(status);
-  c.reason = std::move(reason);
+  c.reason = reason.str();
   c.message = std::move(message);
   return c;
 }
@@ -499,25 +499,26 @@ kube::proxmox_template_status desired_status(const kube::proxmox_template& t,
   } else {
     st.image_id = o.image_file;
     std::vector<std::string> ready_hosts, image_failures, failures;
-    std::string first_reason, first_image_reason;
+    std::optional<condition_reason> first_reason, first_image_reason;
     for (const auto& h : o.hosts) {
       if (h.vmid) {
         st.zones.push_back(h.region + "/" + h.host + "/" + std::to_string(*h.vmid));
         ready_hosts.push_back(h.region + "/" + h.host);
-      } else if (!h.failure_reason.empty()) {
+      } else if (h.failure_reason) {
         failures.push_back(h.region + "/" + h.host + ": " + h.failure_message);
-        if (first_reason.empty()) first_reason = h.failure_reason;
+        if (!first_reason) first_reason = h.failure_reason;
         if (h.image_failed) {
           image_failures.push_back(h.region + "/" + h.host + ": " + h.failure_message);
-          if (first_image_reason.empty()) first_image_reason = h.failure_reason;
+          if (!first_image_reason) first_image_reason = h.failure_reason;
         }
       }
     }
     std::sort(st.zones.begin(), st.zones.end());
     if (!image_failures.empty()) {
-      image = make_condition("ImageReady", "False", first_image_reason, join(image_failures, "; "));
+      image =
+          make_condition("ImageReady", "False", *first_image_reason, join(image_failures, "; "));
     } else if (ready_hosts.empty() && !failures.empty()) {
-      image = make_condition("ImageReady", "False", first_reason, join(failures, "; "));
+      image = make_condition("ImageReady", "False", *first_reason, join(failures, "; "));
     } else if (ready_hosts.empty()) {
       image =
           make_condition("ImageReady", "Unknown", "Building", "importing image " + o.image_file);
@@ -536,7 +537,7 @@ kube::proxmox_template_status desired_status(const kube::proxmox_template& t,
                          "template VMs on " + join(ready_hosts, ", ") +
                              (failures.empty() ? pending : "; failed: " + join(failures, "; ")));
     } else if (!failures.empty()) {
-      ready = make_condition("Ready", "False", first_reason, join(failures, "; "));
+      ready = make_condition("Ready", "False", *first_reason, join(failures, "; "));
     } else {
       ready = make_condition("Ready", "False", "Building",
                              "building template VMs from image " + o.image_file);

@@ -20,6 +20,7 @@
 
 #include "core/ownership/fnv1a.hpp"
 #include "core/ownership/template_mark.hpp"
+#include "actors/condition_reasons.hpp"
 #include "core/result.hpp"
 #include "protocol/kube/meta_types.hpp"
 #include "protocol/kube/proxmox_v1alpha1.hpp"
@@ -54,7 +55,7 @@ struct desired_template {
 
 // A spec the controller refuses: a reason (CamelCase) and a message a person can act on.
 struct spec_problem {
-  std::string reason;
+  condition_reason reason;
   std::string message;
 };
 
@@ -126,9 +127,9 @@ std::vector<std::pair<std::string, std::string>> retire_config(const existing_vm
 struct host_outcome {
   std::string region;
   std::string host;
-  std::optional<std::uint32_t> vmid;  // the current image's template, when it exists
-  bool image_failed = false;          // the download failed
-  std::string failure_reason;         // "" = fine
+  std::optional<std::uint32_t> vmid;               // the current image's template, when it exists
+  bool image_failed = false;                       // the download failed
+  std::optional<condition_reason> failure_reason;  // nothing = fine
   std::string failure_message;
 };
 

@@ -23,6 +23,7 @@ namespace bj = boost::json;
 struct opts {
   bool required = false;
   bool number_as_text = false;  // quantities: accept 2 as well as "2"
+  bool keep_empty = false;      // written even when empty (a schema requires the field)
 };
 
 // Where a value sits in the document, as a chain of nodes on the decoder's stack: rendered
@@ -216,7 +217,12 @@ class encoder {
   template <class T>
   void operator()(std::string_view key, const T& value, opts o = {}) {
     bj::value v;
-    if (write(value, v, o)) object_[key] = std::move(v);
+    if (write(value, v, o)) {
+      object_[key] = std::move(v);
+    } else if (o.keep_empty) {
+      write_zero(value, v);
+      object_[key] = std::move(v);
+    }
   }
 
   // Writes an empty object: a field whose presence is the information.

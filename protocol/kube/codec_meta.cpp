@@ -35,7 +35,9 @@ void fields(IO& io, condition& v) {
   io("type", v.type, {.required = true});
   io("status", v.status, {.required = true});
   io("reason", v.reason);
-  io("message", v.message);
+  // metav1.Condition requires message (it may be empty): upstream's CRDs refuse a condition
+  // without it.
+  io("message", v.message, {.keep_empty = true});
   io("lastTransitionTime", v.last_transition_time);
   io("lastHeartbeatTime", v.last_heartbeat_time);
   io("observedGeneration", v.observed_generation);

@@ -6,6 +6,7 @@
 
 #include "config/command_line.hpp"
 #include "config/duration.hpp"
+#include "config/secret_namespaces.hpp"
 #include "config/setting_table.hpp"
 #include "config/value_parsers.hpp"
 
@@ -342,6 +343,43 @@ TEST(SettingTable, EveryEntryHasAUniqueFlagAndVariableAndItsDefaultReadsBack) {
                         "PROXMOX_CLONE_TIMEOUT",
                         "PROXMOX_MAX_INFLIGHT"}) {
     EXPECT_TRUE(envs.count(required)) << required;
+  }
+}
+
+TEST(TemplateSecretNamespaces, DefaultToTheSystemNamespaceAndTheControllersOwn) {
+  auto cl = parse({});
+  ASSERT_TRUE(cl.ok());
+  EXPECT_TRUE(cl->values.template_secret_namespaces.empty());
+  EXPECT_EQ(template_secret_namespaces(cl->values, "karpenter"),
+            (std::vector<std::string>{"kube-system", "karpenter"}));
+  EXPECT_EQ(template_secret_namespaces(cl->values, "kube-system"),
+            (std::vector<std::string>{"kube-system"}));
+  EXPECT_EQ(template_secret_namespaces(cl->values, ""), (std::vector<std::string>{"kube-system"}));
+  auto moved = parse({"--system-namespace=infra"});
+  ASSERT_TRUE(moved.ok());
+  EXPECT_EQ(template_secret_namespaces(moved->values, "karpenter"),
+            (std::vector<std::string>{"infra", "karpenter"}));
+}
+
+TEST(TemplateSecretNamespaces, TheFlagOrEnvironmentReplacesTheDefault) {
+  auto env = parse({}, {{"TEMPLATE_SECRET_NAMESPACES", "kube-system, templates,templates"}});
+  ASSERT_TRUE(env.ok()) << env.error().message;
+  EXPECT_EQ(env->values.template_secret_namespaces,
+            (std::vector<std::string>{"kube-system", "templates"}));
+  EXPECT_EQ(template_secret_namespaces(env->values, "karpenter"),
+            (std::vector<std::string>{"kube-system", "templates"}));
+  auto flag = parse({"-template-secret-namespaces=a,b"});
+  ASSERT_TRUE(flag.ok()) << flag.error().message;
+  EXPECT_EQ(flag->values.template_secret_namespaces, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(format_namespace_list(flag->values.template_secret_namespaces), "a,b");
+}
+
+TEST(TemplateSecretNamespaces, RefusesWhatIsNotANamespaceNamingTheSetting) {
+  for (const char* bad : {"Kube-System", "a,,b", "-a", "a/b", "*"}) {
+    auto r = parse({}, {{"TEMPLATE_SECRET_NAMESPACES", bad}});
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.error().message.find("TEMPLATE_SECRET_NAMESPACES"), std::string::npos)
+        << r.error().message;
   }
 }
 

@@ -38,3 +38,18 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- define "karpenter-proxmox.configSecretName" -}}
 {{- default (include "karpenter-proxmox.fullname" .) .Values.existingConfigSecret }}
 {{- end }}
+
+{{- /* Where bootstrap token Secrets live (SYSTEM_NAMESPACE): kube-system unless overridden. */ -}}
+{{- define "karpenter-proxmox.systemNamespace" -}}
+{{- default "kube-system" .Values.systemNamespace }}
+{{- end }}
+
+{{- /* TEMPLATE_SECRET_NAMESPACES in force, comma-separated: the value when set, else the system
+namespace and the release namespace (the controller's own default). */ -}}
+{{- define "karpenter-proxmox.templateSecretNamespaces" -}}
+{{- if .Values.templateSecretNamespaces }}
+{{- .Values.templateSecretNamespaces | uniq | join "," }}
+{{- else }}
+{{- list (include "karpenter-proxmox.systemNamespace" .) .Release.Namespace | uniq | join "," }}
+{{- end }}
+{{- end }}

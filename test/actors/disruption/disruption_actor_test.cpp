@@ -55,7 +55,7 @@ struct fake_writes : cluster_writes {
     }
     d(status{});
   }
-  void mark_disruption_reason(const std::string& name, const std::string&, const std::string&,
+  void mark_disruption_reason(const std::string& name, condition_reason, const std::string&,
                               done d) override {
     {
       std::lock_guard lock(m);

@@ -362,12 +362,12 @@ TEST(NodeSync, ANodeIsInitializedWhenReadyWithoutStartupOrEphemeralTaints) {
   auto c = claim();
   c.spec.startup_taints.push_back({"example.com/warming", "", "NoSchedule", ""});
   kube::node n;
-  EXPECT_EQ(not_initialized_reason(n, c), "NodeNotReady");
+  EXPECT_EQ(not_initialized_reason(n, c).value().view(), "NodeNotReady");
   n.status.conditions.push_back({"Ready", "True", "KubeletReady", "", "", "", 0});
   n.spec.taints.push_back({"example.com/warming", "", "NoSchedule", ""});
-  EXPECT_EQ(not_initialized_reason(n, c), "StartupTaintsExist");
+  EXPECT_EQ(not_initialized_reason(n, c).value().view(), "StartupTaintsExist");
   n.spec.taints = {{"node.kubernetes.io/not-ready", "", "NoSchedule", ""}};
-  EXPECT_EQ(not_initialized_reason(n, c), "KnownEphemeralTaintsExist");
+  EXPECT_EQ(not_initialized_reason(n, c).value().view(), "KnownEphemeralTaintsExist");
   n.spec.taints.clear();
   EXPECT_FALSE(not_initialized_reason(n, c).has_value());
 }

@@ -32,6 +32,11 @@ protocol::cluster_snapshot snapshot(const std::string& template_name) {
   return s;
 }
 
+// TEMPLATE_SECRET_NAMESPACES by default when the controller runs in kube-system.
+nodeclaim::template_secret_scope scope() {
+  return {"kube-system", {"kube-system"}};
+}
+
 std::vector<protocol::region_inventory> inventory() {
   protocol::region_inventory inv;
   inv.region = "r1";
@@ -44,60 +49,57 @@ std::vector<protocol::region_inventory> inventory() {
 }
 
 TEST(NodeClassConditions, ATemplateOnAnOnlineHostMakesTheClassReady) {
-  auto v =
-      evaluate_node_class(node_class(), snapshot("k8s-template"), inventory(), {}, "kube-system");
+  auto v = evaluate_node_class(node_class(), snapshot("k8s-template"), inventory(), {}, scope());
   EXPECT_EQ(v.template_ready.status, "True");
   EXPECT_NE(v.template_ready.message.find("pve1"), std::string::npos);
   EXPECT_EQ(v.metadata_ready.status, "True");
-  EXPECT_EQ(v.metadata_ready.reason, "DefaultTemplates");
+  EXPECT_EQ(v.metadata_ready.reason.view(), "DefaultTemplates");
   EXPECT_EQ(v.ready.status, "True");
 }
 
 TEST(NodeClassConditions, AGuestAgentClassIsReadyAndABadNodeLabelTemplateIsNamed) {
   auto nc = node_class();
   nc.spec.metadata.type = "guestAgent";
-  auto v = evaluate_node_class(nc, snapshot("k8s-template"), inventory(), {}, "kube-system");
+  auto v = evaluate_node_class(nc, snapshot("k8s-template"), inventory(), {}, scope());
   EXPECT_EQ(v.metadata_ready.status, "True");
-  EXPECT_EQ(v.metadata_ready.reason, "GuestAgentJoin");
+  EXPECT_EQ(v.metadata_ready.reason.view(), "GuestAgentJoin");
   EXPECT_EQ(v.ready.status, "True");
 
   nc.spec.node_labels["kp-host"] = "{{ .TargetHost";
-  v = evaluate_node_class(nc, snapshot("k8s-template"), inventory(), {}, "kube-system");
+  v = evaluate_node_class(nc, snapshot("k8s-template"), inventory(), {}, scope());
   EXPECT_EQ(v.metadata_ready.status, "False");
-  EXPECT_EQ(v.metadata_ready.reason, "InvalidNodeClass");
+  EXPECT_EQ(v.metadata_ready.reason.view(), "InvalidNodeClass");
   EXPECT_NE(v.metadata_ready.message.find("nodeLabels[\"kp-host\"]"), std::string::npos)
       << v.metadata_ready.message;
   EXPECT_EQ(v.ready.status, "False");
 }
 
 TEST(NodeClassConditions, AMisspelledTemplateSaysWhatTheHostsHave) {
-  auto v =
-      evaluate_node_class(node_class(), snapshot("k8s-templat"), inventory(), {}, "kube-system");
+  auto v = evaluate_node_class(node_class(), snapshot("k8s-templat"), inventory(), {}, scope());
   EXPECT_EQ(v.template_ready.status, "False");
-  EXPECT_EQ(v.template_ready.reason, "TemplateNotFound");
+  EXPECT_EQ(v.template_ready.reason.view(), "TemplateNotFound");
   EXPECT_EQ(v.template_ready.message,
             "template k8s-templat not found on any online host of region r1; hosts have: "
             "k8s-template");
   EXPECT_EQ(v.ready.status, "False");
-  EXPECT_EQ(v.ready.reason, "TemplateNotFound");
+  EXPECT_EQ(v.ready.reason.view(), "TemplateNotFound");
 }
 
 TEST(NodeClassConditions, AMissingTemplateObjectOrRegionOrInventoryIsNamed) {
-  auto missing = evaluate_node_class(node_class("other"), snapshot("k8s-template"), inventory(), {},
-                                     "kube-system");
-  EXPECT_EQ(missing.template_ready.reason, "TemplateNotFound");
+  auto missing =
+      evaluate_node_class(node_class("other"), snapshot("k8s-template"), inventory(), {}, scope());
+  EXPECT_EQ(missing.template_ready.reason.view(), "TemplateNotFound");
   EXPECT_NE(missing.template_ready.message.find("ProxmoxUnmanagedTemplate other"),
             std::string::npos);
   auto nc = node_class();
   nc.spec.region = "r9";
-  auto region = evaluate_node_class(nc, snapshot("k8s-template"), inventory(), {}, "kube-system");
-  EXPECT_EQ(region.template_ready.reason, "RegionNotFound");
+  auto region = evaluate_node_class(nc, snapshot("k8s-template"), inventory(), {}, scope());
+  EXPECT_EQ(region.template_ready.reason.view(), "RegionNotFound");
   EXPECT_NE(region.template_ready.message.find("r9"), std::string::npos);
   auto inv = inventory();
   inv[0].refreshed = false;
   inv[0].detail = "connection refused";
-  auto unknown =
-      evaluate_node_class(node_class(), snapshot("k8s-template"), inv, {}, "kube-system");
+  auto unknown = evaluate_node_class(node_class(), snapshot("k8s-template"), inv, {}, scope());
   EXPECT_EQ(unknown.template_ready.status, "Unknown");
   EXPECT_EQ(unknown.ready.status, "Unknown");
   EXPECT_NE(unknown.template_ready.message.find("connection refused"), std::string::npos);
@@ -106,13 +108,12 @@ TEST(NodeClassConditions, AMissingTemplateObjectOrRegionOrInventoryIsNamed) {
 TEST(NodeClassConditions, TemplatesRefNeedsItsSecretAndTemplatesThatParse) {
   auto nc = node_class();
   nc.spec.metadata.templates_ref = kube::secret_reference{"tmpl", ""};
-  EXPECT_EQ(secrets_needed(nc, "kube-system"), (std::vector<std::string>{"kube-system/tmpl"}));
+  EXPECT_EQ(secrets_needed(nc, scope()), (std::vector<std::string>{"kube-system/tmpl"}));
   secret_map secrets;
   secrets["kube-system/tmpl"] = {std::nullopt, "not_found", "secrets \"tmpl\" not found"};
-  auto gone =
-      evaluate_node_class(nc, snapshot("k8s-template"), inventory(), secrets, "kube-system");
+  auto gone = evaluate_node_class(nc, snapshot("k8s-template"), inventory(), secrets, scope());
   EXPECT_EQ(gone.metadata_ready.status, "False");
-  EXPECT_EQ(gone.metadata_ready.reason, "SecretNotFound");
+  EXPECT_EQ(gone.metadata_ready.reason.view(), "SecretNotFound");
   EXPECT_NE(gone.metadata_ready.message.find("kube-system/tmpl"), std::string::npos);
 
   kube::secret s;
@@ -120,10 +121,9 @@ TEST(NodeClassConditions, TemplatesRefNeedsItsSecretAndTemplatesThatParse) {
   s.metadata.namespace_ = "kube-system";
   s.data["user-data"].value = "#cloud-config\n\nhostname: {{ .Metadata.Hostname }\n";
   secrets["kube-system/tmpl"] = {s, "", ""};
-  auto broken =
-      evaluate_node_class(nc, snapshot("k8s-template"), inventory(), secrets, "kube-system");
+  auto broken = evaluate_node_class(nc, snapshot("k8s-template"), inventory(), secrets, scope());
   EXPECT_EQ(broken.metadata_ready.status, "False");
-  EXPECT_EQ(broken.metadata_ready.reason, "TemplateError");
+  EXPECT_EQ(broken.metadata_ready.reason.view(), "TemplateError");
   EXPECT_NE(broken.metadata_ready.message.find("Secret kube-system/tmpl key user-data"),
             std::string::npos)
       << broken.metadata_ready.message;
@@ -133,11 +133,36 @@ TEST(NodeClassConditions, TemplatesRefNeedsItsSecretAndTemplatesThatParse) {
 
   s.data["user-data"].value = "#cloud-config\nhostname: {{ .Metadata.Hostname }}\n";
   secrets["kube-system/tmpl"] = {s, "", ""};
-  auto fine =
-      evaluate_node_class(nc, snapshot("k8s-template"), inventory(), secrets, "kube-system");
+  auto fine = evaluate_node_class(nc, snapshot("k8s-template"), inventory(), secrets, scope());
   EXPECT_EQ(fine.metadata_ready.status, "True");
-  EXPECT_EQ(fine.metadata_ready.reason, "TemplatesParsed");
+  EXPECT_EQ(fine.metadata_ready.reason.view(), "TemplatesParsed");
   EXPECT_EQ(fine.ready.status, "True");
+}
+
+TEST(NodeClassConditions, ASecretOutsideTemplateSecretNamespacesIsNeitherReadNorAccepted) {
+  auto nc = node_class();
+  nc.spec.metadata.templates_ref = kube::secret_reference{"tmpl", "kube-system"};
+  nc.spec.metadata.values_ref = kube::secret_reference{"db-password", "payments"};
+  // The Secret in another namespace is never fetched, so no read can leak it.
+  EXPECT_EQ(secrets_needed(nc, scope()), (std::vector<std::string>{"kube-system/tmpl"}));
+  kube::secret s;
+  s.metadata.name = "tmpl";
+  s.data["user-data"].value = "#cloud-config\n";
+  secret_map secrets;
+  secrets["kube-system/tmpl"] = {s, "", ""};
+  auto v = evaluate_node_class(nc, snapshot("k8s-template"), inventory(), secrets, scope());
+  EXPECT_EQ(v.metadata_ready.status, "False");
+  EXPECT_EQ(v.metadata_ready.reason.view(), "NotInTemplateSecretNamespaces");
+  EXPECT_EQ(v.metadata_ready.message,
+            "valuesRef Secret payments/db-password is outside TEMPLATE_SECRET_NAMESPACES "
+            "(kube-system): move the Secret there or add namespace payments to the setting");
+  EXPECT_EQ(v.ready.status, "False");
+  EXPECT_EQ(v.ready.reason.view(), "NotInTemplateSecretNamespaces");
+
+  // Allowed once the setting names the namespace.
+  nodeclaim::template_secret_scope wider{"kube-system", {"kube-system", "payments"}};
+  EXPECT_EQ(secrets_needed(nc, wider),
+            (std::vector<std::string>{"kube-system/tmpl", "payments/db-password"}));
 }
 
 }  // namespace

@@ -8,9 +8,11 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <map>
 #include <mutex>
+#include <sstream>
 
 #include <prometheus/registry.h>
 #include <caf/all.hpp>
@@ -475,6 +477,68 @@ TEST_F(StatusKubeSim, nodePoolStatusIsWrittenOnceAndNotAgainWhileNothingChanges)
   EXPECT_DOUBLE_EQ(
       metrics->nodepools_limit.Add({{"resource_type", "cpu"}, {"nodepool", "general"}}).Value(),
       100.0);
+}
+
+TEST_F(StatusKubeSim, aRefusedNodePoolStatusIsCountedLoggedOnceAndNotRetriedUntilTheSpecChanges) {
+  const char* src = std::getenv("KP_SOURCE_DIR");
+  ASSERT_NE(src, nullptr);
+  if (!sim::kube::testing::find_kubectl()) GTEST_SKIP() << "kubectl not installed (CRDs)";
+  // Our NodePool CRD with condition messages capped at 5 characters: the actor's write (reason
+  // NodeClassNotFound, "NodeClass not found on cluster") is refused with 422 Invalid.
+  std::ifstream in(std::string(src) + "/chart/karpenter-proxmox/crds/karpenter.sh_nodepools.yaml");
+  std::stringstream crd;
+  crd << in.rdbuf();
+  auto text = crd.str();
+  const auto at = text.find("maxLength: 32768");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 16, "maxLength: 5");
+  auto applied = sim_->kubectl({"apply", "-f", "-"}, text);
+  ASSERT_EQ(applied.exit_code, 0) << applied.err;
+
+  auto pool = test::make_pool("strict");
+  pool.metadata.resource_version.clear();
+  pool.metadata.generation = 0;
+  auto created = create(pool);
+  ASSERT_TRUE(created.ok()) << created.error().message;
+
+  prometheus::Registry registry;
+  auto metrics = std::make_shared<obs::karpenter_metrics>(registry);
+  controller_context ctx;
+  ctx.kube = client_;
+  ctx.metrics = metrics;
+  auto status_writes = std::make_shared<std::atomic<int>>(0);
+  nodepool_status::nodepool_status_options opt;
+  opt.on_write = [status_writes](const std::string&, const std::string& what) {
+    if (what == "status") ++*status_writes;
+  };
+  auto actor = keep(nodepool_status::spawn_nodepool_status(*system_, ctx, opt));
+  auto refusals = [&] {
+    return metrics->status_write_refusals.Add({{"kind", "NodePool"}}).Value();
+  };
+  auto snapshot_of = [](const kube::node_pool& p) {
+    test::snapshot_builder b;
+    b.add(p);  // no ProxmoxNodeClass: NodeClassReady=False with a message
+    return b.build();
+  };
+
+  caf::anon_send(actor, snapshot_of(*created));
+  ASSERT_TRUE(eventually(10s, [&] { return refusals() == 1.0; }));
+  for (int i = 0; i < 20; ++i) caf::anon_send(actor, snapshot_of(*created));
+
+  // A new spec (generation 2) is worth one more try; the actor handles messages in order, so
+  // once it is refused the twenty snapshots before it have been handled, without a write.
+  auto changed = sim_->kubectl(
+      {"patch", "nodepool", "strict", "--type=merge", "-p", R"({"spec":{"weight":7}})"});
+  ASSERT_EQ(changed.exit_code, 0) << changed.err;
+  auto newer = get<kube::node_pool>("", "strict");
+  ASSERT_TRUE(newer.ok()) << newer.error().message;
+  ASSERT_EQ(newer->metadata.generation, 2);
+  caf::anon_send(actor, snapshot_of(*newer));
+  ASSERT_TRUE(eventually(10s, [&] { return refusals() == 2.0; }));
+  EXPECT_EQ(status_writes->load(), 2) << "one write per generation, none per snapshot";
+  auto stored = get<kube::node_pool>("", "strict");
+  ASSERT_TRUE(stored.ok());
+  EXPECT_TRUE(stored->status.conditions.empty()) << "every write was refused";
 }
 
 }  // namespace

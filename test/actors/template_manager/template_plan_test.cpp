@@ -161,7 +161,7 @@ TEST(TemplatePlan, AnOldTemplateIsNotRetiredWhileNoNewOneCanBeBuilt) {
   auto p = plan_host(new_d, h);
   EXPECT_TRUE(p.steps.empty());
   ASSERT_TRUE(p.blocked);
-  EXPECT_EQ(p.blocked->reason, "StorageNotFound");
+  EXPECT_EQ(p.blocked->reason.view(), "StorageNotFound");
   EXPECT_NE(p.blocked->message.find("import"), std::string::npos);
 }
 
@@ -271,7 +271,7 @@ TEST(TemplateValidation, RefusesWhatProxmoxCannotImportWithAMessageNamingTheFiel
     auto v = validate_template(t, "c1");
     const auto* p = std::get_if<spec_problem>(&v);
     ASSERT_NE(p, nullptr) << needle;
-    EXPECT_EQ(p->reason, "InvalidSpec");
+    EXPECT_EQ(p->reason.view(), "InvalidSpec");
     EXPECT_NE(p->message.find(needle), std::string::npos) << p->message;
   };
   auto t = make_template();
@@ -334,7 +334,7 @@ TEST(TemplateStatus, ABadChecksumGivesImageReadyAndReadyFalseWithTheDownloadErro
                  "pve1",
                  std::nullopt,
                  true,
-                 "DownloadFailed",
+                 condition_reason("DownloadFailed"),
                  "download of https://x failed: checksum mismatch: got 'a' != expect 'b'"};
   o.hosts = {h};
   auto st = desired_status(t, o, "2026-01-01T00:00:00Z");
@@ -355,7 +355,8 @@ TEST(TemplateStatus, EveryHostReadyGivesSortedZonesAndKeepsTransitionTimes) {
   auto t = make_template();
   template_outcome o;
   o.image_file = "noble-1.img";
-  o.hosts = {{"r1", "pve2", 101u, false, "", ""}, {"r1", "pve1", 100u, false, "", ""}};
+  o.hosts = {{"r1", "pve2", 101u, false, std::nullopt, ""},
+             {"r1", "pve1", 100u, false, std::nullopt, ""}};
   auto first = desired_status(t, o, "2026-01-01T00:00:00Z");
   EXPECT_EQ(first.zones, (std::vector<std::string>{"r1/pve1/100", "r1/pve2/101"}));
   EXPECT_EQ(first.zone_count, "2");

@@ -214,6 +214,20 @@ TEST(KubeCodec, nodeClaimRoundTrips) {
   EXPECT_EQ(v.at("apiVersion"), "karpenter.sh/v1");
 }
 
+TEST(KubeCodec, aConditionAlwaysCarriesItsMessageEvenWhenEmpty) {
+  // metav1.Condition requires message; upstream's CRDs refuse a condition without it.
+  proxmox_node_class nc;
+  nc.metadata.name = "default";
+  nc.status.conditions.push_back({"Ready", "True", "Ready", "", "2025-01-01T00:00:00Z", "", 2});
+  auto v = boost::json::parse(encode(nc));
+  const auto& c = v.at("status").at("conditions").at(0).as_object();
+  ASSERT_TRUE(c.contains("message"));
+  EXPECT_EQ(c.at("message"), "");
+  EXPECT_EQ(c.at("reason"), "Ready");
+  EXPECT_EQ(c.at("observedGeneration"), 2);
+  EXPECT_EQ(c.at("lastTransitionTime"), "2025-01-01T00:00:00Z");
+}
+
 TEST(KubeCodec, eventRoundTrips) {
   event e;
   e.metadata.generate_name = "default-abc12.";

@@ -46,6 +46,12 @@ std::string validate(const YAML::Node& value, const YAML::Node& schema, const st
       return path + ": expected a boolean";
     }
   }
+  if (schema["allOf"]) {
+    for (const auto& sub : schema["allOf"]) {
+      auto err = validate(value, sub, path);
+      if (!err.empty()) return err;
+    }
+  }
   if (value.IsScalar()) {
     const auto& s = value.Scalar();
     if (schema["enum"]) {
@@ -141,26 +147,32 @@ std::map<std::string, crd_info> load_crds() {
   return out;
 }
 
-TEST(CrdManifests, allFiveCrdsParseAndAreClusterScopedWithStatus) {
+TEST(CrdManifests, allSevenCrdsParseWithTheirScopeAndStatus) {
   const auto crds = load_crds();
+  // The Go provider's chart ships NodeOverlay and CapacityBuffer too.
   const std::set<std::string> expected = {
-      "karpenter.sh/v1/NodePool", "karpenter.sh/v1/NodeClaim",
+      "karpenter.sh/v1/NodePool",
+      "karpenter.sh/v1/NodeClaim",
+      "karpenter.sh/v1alpha1/NodeOverlay",
+      "autoscaling.x-k8s.io/v1beta1/CapacityBuffer",
       "karpenter.proxmox.sinextra.dev/v1alpha1/ProxmoxNodeClass",
       "karpenter.proxmox.sinextra.dev/v1alpha1/ProxmoxTemplate",
       "karpenter.proxmox.sinextra.dev/v1alpha1/ProxmoxUnmanagedTemplate"};
   std::set<std::string> found;
   for (const auto& [gvk, crd] : crds) {
     found.insert(gvk);
+    const bool buffer = gvk == "autoscaling.x-k8s.io/v1beta1/CapacityBuffer";
     EXPECT_EQ(crd.doc["apiVersion"].as<std::string>(), "apiextensions.k8s.io/v1") << gvk;
     EXPECT_EQ(crd.doc["kind"].as<std::string>(), "CustomResourceDefinition") << gvk;
-    EXPECT_EQ(crd.doc["spec"]["scope"].as<std::string>(), "Cluster") << gvk;
+    EXPECT_EQ(crd.doc["spec"]["scope"].as<std::string>(), buffer ? "Namespaced" : "Cluster") << gvk;
     EXPECT_EQ(crd.doc["metadata"]["name"].as<std::string>(),
               crd.doc["spec"]["names"]["plural"].as<std::string>() + "." +
                   crd.doc["spec"]["group"].as<std::string>());
     const auto v = crd.doc["spec"]["versions"][0];
     EXPECT_TRUE(v["served"].as<bool>() && v["storage"].as<bool>()) << gvk;
     EXPECT_TRUE(v["subresources"]["status"].IsMap()) << gvk;
-    EXPECT_EQ(crd.doc["spec"]["names"]["categories"][0].as<std::string>(), "karpenter");
+    EXPECT_EQ(crd.doc["spec"]["names"]["categories"][0].as<std::string>(),
+              buffer ? "autoscaling" : "karpenter");
   }
   EXPECT_EQ(found, expected);
 }

@@ -44,7 +44,7 @@ TEST(KubePatches, nodeClaimStatusPatchCarriesOnlyTheStatus) {
       bj::parse(node_claim_status_merge_patch(c)),
       bj::parse(
           R"({"status":{"providerID":"proxmox://r1/101","conditions":[{"type":"Launched","status":"True",
-                          "reason":"Launched","lastTransitionTime":"2025-01-01T00:00:00Z"}]}})"));
+                          "reason":"Launched","message":"","lastTransitionTime":"2025-01-01T00:00:00Z"}]}})"));
 }
 
 }  // namespace

@@ -96,6 +96,7 @@ cloud_init_inputs inputs_for(const std::string& name) {
                     {"topology.kubernetes.io/region", "region-1"},
                     {"example.com/team", "infra"}};
   in.values = values_of(name);
+  if (name == "talos") in.hugepages_1gi = 2;  // an instance type with 1Gi hugepages
   return in;
 }
 
@@ -267,6 +268,12 @@ TEST(ExampleTemplates, TalosWorkerConfigCarriesTheBootstrapTokenCaAndKubeletSett
   EXPECT_EQ(doc["machine"]["network"]["hostname"].Scalar(), "default-7xk2p");
   EXPECT_EQ(doc["machine"]["network"]["nameservers"][1].Scalar(), "1.1.1.1");
   EXPECT_EQ(doc["machine"]["install"]["disk"].Scalar(), "/dev/sda");
+  EXPECT_EQ(doc["machine"]["sysfs"]
+               ["devices/system/node/node0/hugepages/hugepages-1048576kB/nr_hugepages"]
+                   .Scalar(),
+            "2");
+  EXPECT_FALSE(
+      doc["machine"]["sysfs"]["devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages"]);
   expect_meta_data(f);
   // Interfaces come from the built-in network-config, which Talos's NoCloud platform reads.
   ASSERT_TRUE(f.network_config);
