@@ -58,6 +58,7 @@ spec:
     url: https://cloud-images.ubuntu.com/noble/current/noble-server-cloudimg-amd64.img
     imageName: noble.qcow2
   storageIDs: [local]
+  network: [{name: net0, bridge: vmbr0}]
 ---
 apiVersion: karpenter.proxmox.sinextra.dev/v1alpha1
 kind: ProxmoxUnmanagedTemplate
