@@ -52,18 +52,12 @@ std::string reason_title(kp::disruption::command_reason r) {
 }
 
 condition_reason disruption_condition_reason(kp::disruption::command_reason r) {
-  using kp::disruption::command_reason;
-  switch (r) {
-    case command_reason::empty:
-      return "Empty";
-    case command_reason::drifted:
-      return "Drifted";
-    case command_reason::underutilized:
-      return "Underutilized";
-    case command_reason::expired:
-      return "Expired";
+  // Karpenter's spellings, which are also the planner's names of the reasons.
+  for (condition_reason reason : {condition_reason("Empty"), condition_reason("Drifted"),
+                                  condition_reason("Underutilized"), condition_reason("Expired")}) {
+    if (reason.view() == kp::disruption::to_string(r)) return reason;
   }
-  return "Underutilized";  // unreachable: every reason is listed above
+  return "Underutilized";  // unreachable while the planner has only the four reasons above
 }
 
 }  // namespace kp::actors::disruption

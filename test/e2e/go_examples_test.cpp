@@ -182,7 +182,8 @@ class go_examples : public e2e_test {
           auto vms = world->vms();
           if (!vms) return false;
           for (const auto& vm : *vms) {
-            if (vm.name.rfind(name + "-", 0) != 0) continue;
+            // Running: configured (NICs, disk, CD-ROM) and resized before it was started.
+            if (vm.name.rfind(name + "-", 0) != 0 || vm.status != "running") continue;
             out.vm = vm;
             for (const auto& e :
                  fs::recursive_directory_iterator(world->work_dir() + "/pve-data")) {
@@ -201,8 +202,7 @@ class go_examples : public e2e_test {
     EXPECT_TRUE(found) << "no VM with a cloud-init ISO for NodePool " << name << diagnose();
     if (!found) return out;
     auto reply = world->pve_api(
-        "GET",
-        "/api2/json/nodes/" + out.vm.node + "/qemu/" + std::to_string(out.vm.vmid) + "/config",
+        "GET", "/nodes/" + out.vm.node + "/qemu/" + std::to_string(out.vm.vmid) + "/config",
         "/nodes/{node}/qemu/{vmid}/config");
     EXPECT_TRUE(reply.ok() && reply->ok());
     if (reply.ok()) {
@@ -220,7 +220,7 @@ class go_examples : public e2e_test {
     EXPECT_EQ(disk.rfind("local-lvm:", 0), 0u) << disk;
     EXPECT_NE(disk.find("size=30G"), std::string::npos) << disk;
     EXPECT_NE(str(l.config, "net0").find("firewall=1"), std::string::npos) << str(l.config, "net0");
-    auto pool = world->pve_api("GET", "/api2/json/pools/kubernetes", "/pools/{poolid}");
+    auto pool = world->pve_api("GET", "/pools/kubernetes", "/pools/{poolid}");
     ASSERT_TRUE(pool.ok() && pool->ok());
     EXPECT_NE(pool->body.find("\"vmid\":" + std::to_string(l.vm.vmid)), std::string::npos)
         << pool->body;

@@ -19,7 +19,7 @@ using testing::snapshot_builder;
 
 struct fake_writes : cluster_writes {
   std::mutex m;
-  std::vector<std::string> tainted, untainted, deleted, created, marked;
+  std::vector<std::string> tainted, untainted, deleted, created, marked, marked_reasons;
   std::vector<kube::node_claim> created_objects;
   std::vector<std::pair<std::string, std::map<std::string, std::string>>> annotated;
   bool fail_create = false;
@@ -55,11 +55,12 @@ struct fake_writes : cluster_writes {
     }
     d(status{});
   }
-  void mark_disruption_reason(const std::string& name, condition_reason, const std::string&,
+  void mark_disruption_reason(const std::string& name, condition_reason reason, const std::string&,
                               done d) override {
     {
       std::lock_guard lock(m);
       marked.push_back(name);
+      marked_reasons.push_back(reason.str());
     }
     d(status{});
   }
@@ -152,6 +153,8 @@ TEST_F(DisruptionActor, EmptyNodesGoOnlyAfterThePeriodAndTheValidationWait) {
   advance(1s);  // 15 s validation wait over
   EXPECT_EQ(writes_->tainted.size(), 3u);
   EXPECT_EQ(writes_->marked.size(), 3u);
+  // The DisruptionReason condition carries Karpenter's reason.
+  EXPECT_EQ(writes_->marked_reasons, (std::vector<std::string>(3, "Empty")));
   std::vector<std::string> deleted = writes_->deleted;
   std::sort(deleted.begin(), deleted.end());
   EXPECT_EQ(deleted, (std::vector<std::string>{"nc-a", "nc-b", "nc-c"}));

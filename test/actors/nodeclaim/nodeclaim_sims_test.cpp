@@ -668,6 +668,54 @@ spec:
   EXPECT_TRUE(vms_named("broken-1").empty());
 }
 
+TEST_F(NodeClaimSims, ATemplateSecretOutsideTemplateSecretNamespacesIsRefusedWithTheSameWords) {
+  kubectl({"apply", "-f", "-"}, R"(apiVersion: v1
+kind: Namespace
+metadata: {name: payments}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: db-password, namespace: payments}
+stringData:
+  user-data: "#cloud-config\n"
+---
+apiVersion: karpenter.proxmox.sinextra.dev/v1alpha1
+kind: ProxmoxNodeClass
+metadata: {name: elsewhere}
+spec:
+  instanceTemplateRef: {kind: ProxmoxUnmanagedTemplate, name: k8s}
+  metadataOptions:
+    type: cdrom
+    templatesRef: {name: db-password, namespace: payments}
+)");
+  start_actors();
+  kubectl({"apply", "-f", "-"}, claim_yaml("elsewhere-1", "elsewhere"));
+  auto done = drive(
+      [](const cluster_snapshot& s) {
+        const auto* nc = cluster_snapshot::find(s.node_classes, "elsewhere");
+        const auto* claim = cluster_snapshot::find(s.node_claims, "elsewhere-1");
+        if (nc == nullptr || claim == nullptr) return false;
+        const auto* m = condition_of(nc->status.conditions, "InstanceMetadataOptionsReady");
+        const auto* l = condition_of(claim->status.conditions, "Launched");
+        return m != nullptr && m->status == "False" && l != nullptr && l->status == "False";
+      },
+      60s);
+  ASSERT_TRUE(done);
+  const auto* m =
+      condition_of(cluster_snapshot::find(done->node_classes, "elsewhere")->status.conditions,
+                   "InstanceMetadataOptionsReady");
+  const std::string words =
+      "templatesRef Secret payments/db-password is outside TEMPLATE_SECRET_NAMESPACES "
+      "(kube-system): move the Secret there or add namespace payments to the setting";
+  EXPECT_EQ(m->reason, "NotInTemplateSecretNamespaces");
+  EXPECT_EQ(m->message, words);
+  const auto* l = condition_of(
+      cluster_snapshot::find(done->node_claims, "elsewhere-1")->status.conditions, "Launched");
+  EXPECT_EQ(l->reason, "NotInTemplateSecretNamespaces");
+  EXPECT_NE(l->message.find(words), std::string::npos) << l->message;
+  EXPECT_TRUE(vms_named("elsewhere-1").empty());
+}
+
 TEST_F(NodeClaimSims, AGoProviderClaimIsAdoptedWithoutANewVmAndItsVmIsKept) {
   // A VM the Go provider made: no mark, its own description.
   proxmox::clone_request c;
