@@ -308,6 +308,23 @@ TEST(TemplateValidation, RefusesWhatProxmoxCannotImportWithAMessageNamingTheFiel
   }
 }
 
+TEST(TemplateValidation, ANetworkNumberTooLargeForAnIntIsRefusedNamingTheField) {
+  // The CRD pattern ^net[0-9]+$ accepts it; parsing it once threw and restarted the controller.
+  for (const char* name : {"net99999999999", "net32", "net-1", "net", "net1x"}) {
+    auto t = make_template();
+    t.spec.network[0].name = name;
+    auto v = validate_template(t, "c1");
+    const auto* p = std::get_if<spec_problem>(&v);
+    ASSERT_NE(p, nullptr) << name;
+    EXPECT_EQ(p->reason, "InvalidSpec");
+    EXPECT_NE(p->message.find("spec.network[0].name"), std::string::npos) << p->message;
+    EXPECT_NE(p->message.find(name), std::string::npos) << p->message;
+  }
+  auto t = make_template();
+  t.spec.network[0].name = "net31";
+  EXPECT_TRUE(std::holds_alternative<desired_template>(validate_template(t, "c1")));
+}
+
 TEST(TemplateVmConfig, CarriesTheSpecAndTheMark) {
   auto d = desired();
   auto c = template_vm_config(d, "local", "local-lvm");
