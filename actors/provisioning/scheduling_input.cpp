@@ -144,6 +144,11 @@ scheduling_input build_scheduling_input(const protocol::cluster_snapshot& snap,
         in.invalid_pods.emplace_back(&pod, m.error().message);
         continue;
       }
+      // Requests whose sum does not fit would saturate; no node can hold them, say so.
+      if (auto requests = model::checked_pod_requests(*m); !requests) {
+        in.invalid_pods.emplace_back(&pod, requests.error().message);
+        continue;
+      }
       auto nom = nominations.find(pod.metadata.uid);
       if (nom != nominations.end() && holding.count(nom->second)) {
         m->node_name = nom->second;  // counted on the claim it was planned onto

@@ -31,7 +31,8 @@ struct scheduling_input {
   // NodePools left out and why, for a person ("NodePool \"a\": ProxmoxNodeClass \"b\" is not
   // ready (Ready=False: ...)").
   std::vector<std::string> skipped_pools;
-  // Pods whose objects could not be translated, with the error.
+  // Pods whose objects could not be translated, or whose requests cannot be represented, with
+  // the error.
   std::vector<std::pair<const kube::pod*, std::string>> invalid_pods;
 };
 

@@ -4,27 +4,52 @@
 
 namespace kp::model {
 
-resource_list pod_requests(const pod& p) {
+namespace {
+
+// Kubernetes' formula; `overflowed` names the first resource whose sum did not fit (the sums
+// saturate), or stays empty.
+resource_list requests_of(const pod& p, std::string& overflowed) {
+  auto add = [&overflowed](resource_list& to, const resource_list& more) {
+    std::string name;
+    if (!to.add_checked(more, &name) && overflowed.empty()) overflowed = name;
+  };
   resource_list containers;
-  for (const auto& c : p.containers) containers += c.requests;
+  for (const auto& c : p.containers) add(containers, c.requests);
   resource_list sidecars;
   resource_list init_peak;
   for (const auto& c : p.init_containers) {
     if (c.restartable) {
-      sidecars += c.requests;
+      add(sidecars, c.requests);
       // A sidecar itself runs alongside the next init containers; its start counts as an
       // init step with the sidecars so far.
       init_peak = resource_list::max(init_peak, sidecars);
     } else {
       resource_list step = sidecars;
-      step += c.requests;
+      add(step, c.requests);
       init_peak = resource_list::max(init_peak, step);
     }
   }
-  containers += sidecars;
+  add(containers, sidecars);
   resource_list out = resource_list::max(containers, init_peak);
-  out += p.overhead;
+  add(out, p.overhead);
   return out;
+}
+
+}  // namespace
+
+resource_list pod_requests(const pod& p) {
+  std::string overflowed;
+  return requests_of(p, overflowed);
+}
+
+result<resource_list> checked_pod_requests(const pod& p) {
+  std::string overflowed;
+  auto out = requests_of(p, overflowed);
+  if (overflowed.empty()) return out;
+  return make_error("unrepresentable_requests",
+                    "the pod's " + overflowed +
+                        " requests add up to more than can be represented (the largest amount is "
+                        "about 9.2e15 units, just over 8Pi)");
 }
 
 std::vector<host_port> pod_host_ports(const pod& p) {

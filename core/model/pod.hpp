@@ -79,7 +79,12 @@ struct pod {
 
 // Effective requests as Kubernetes computes them: max(sum of containers + all sidecars,
 // each init container + the sidecars started before it) + pod overhead. "pods" is not added.
+// Sums that do not fit saturate (see resource_list).
 resource_list pod_requests(const pod& p);
+// As pod_requests, or an "unrepresentable_requests" error naming the resource whose sum does
+// not fit in 64-bit milli-units (two containers asking for 8Pi of memory each): such a pod can
+// never be placed, and must be refused rather than scheduled on a wrapped-around total.
+result<resource_list> checked_pod_requests(const pod& p);
 // Host ports of every container and init container.
 std::vector<host_port> pod_host_ports(const pod& p);
 

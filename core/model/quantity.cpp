@@ -20,6 +20,31 @@ bool mul(std::int64_t a, std::int64_t b, std::int64_t& out) {
 
 }  // namespace
 
+bool checked_add(std::int64_t a, std::int64_t b, std::int64_t& out) {
+  if (!__builtin_add_overflow(a, b, &out)) return true;
+  out = b > 0 ? kMax : std::numeric_limits<std::int64_t>::min();
+  return false;
+}
+
+std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  std::int64_t out = 0;
+  checked_add(a, b, out);
+  return out;
+}
+
+std::int64_t saturating_sub(std::int64_t a, std::int64_t b) {
+  std::int64_t out = 0;
+  if (!__builtin_sub_overflow(a, b, &out)) return out;
+  return b < 0 ? kMax : std::numeric_limits<std::int64_t>::min();
+}
+
+quantity quantity::from_units(std::int64_t v, quantity_format f) {
+  std::int64_t m = 0;
+  if (__builtin_mul_overflow(v, std::int64_t{1000}, &m))
+    m = v > 0 ? kMax : std::numeric_limits<std::int64_t>::min();
+  return quantity{m, f};
+}
+
 std::int64_t quantity::value() const {
   if (milli >= 0) return milli / 1000 + (milli % 1000 != 0 ? 1 : 0);
   return milli / 1000;  // toward zero is ceiling for negatives

@@ -21,9 +21,8 @@ struct quantity {
   static quantity from_milli(std::int64_t m, quantity_format f = quantity_format::decimal_si) {
     return quantity{m, f};
   }
-  static quantity from_units(std::int64_t v, quantity_format f = quantity_format::decimal_si) {
-    return quantity{v * 1000, f};
-  }
+  // Whole units; beyond the milli-unit range the amount saturates at its bound.
+  static quantity from_units(std::int64_t v, quantity_format f = quantity_format::decimal_si);
   // Whole units, rounded up as Kubernetes' Value() does ("1500m" -> 2).
   std::int64_t value() const;
   bool is_zero() const { return milli == 0; }
@@ -32,6 +31,14 @@ struct quantity {
   friend bool operator==(const quantity& a, const quantity& b) { return a.milli == b.milli; }
   friend auto operator<=>(const quantity& a, const quantity& b) { return a.milli <=> b.milli; }
 };
+
+// Sums of milli-units that clamp at the int64 bounds instead of wrapping: a total too large to
+// represent stays the largest value, which fits nowhere, rather than turning negative and
+// fitting everywhere.
+std::int64_t saturating_add(std::int64_t a, std::int64_t b);
+std::int64_t saturating_sub(std::int64_t a, std::int64_t b);
+// a + b, or false when the exact sum does not fit (out is then the saturated value).
+bool checked_add(std::int64_t a, std::int64_t b, std::int64_t& out);
 
 // Parses the Kubernetes quantity grammar: sign, digits with an optional fraction, then a binary
 // suffix (Ki..Ei), a decimal suffix (n, u, m, k, M, G, T, P, E) or an exponent (e3, E-2).

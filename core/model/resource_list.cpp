@@ -23,23 +23,31 @@ void resource_list::set_milli(std::string_view name, std::int64_t m) {
 }
 
 resource_list& resource_list::operator+=(const resource_list& other) {
+  add_checked(other);
+  return *this;
+}
+
+bool resource_list::add_checked(const resource_list& other, std::string* overflowed) {
+  bool ok = true;
   for (const auto& [name, q] : other.items_) {
     auto it = items_.find(name);
-    if (it == items_.end())
+    if (it == items_.end()) {
       items_.emplace(name, q);
-    else
-      it->second.milli += q.milli;
+    } else if (!checked_add(it->second.milli, q.milli, it->second.milli) && ok) {
+      ok = false;
+      if (overflowed) *overflowed = name;
+    }
   }
-  return *this;
+  return ok;
 }
 
 resource_list& resource_list::operator-=(const resource_list& other) {
   for (const auto& [name, q] : other.items_) {
     auto it = items_.find(name);
     if (it == items_.end())
-      items_.emplace(name, quantity{-q.milli, q.format});
+      items_.emplace(name, quantity{saturating_sub(0, q.milli), q.format});
     else
-      it->second.milli -= q.milli;
+      it->second.milli = saturating_sub(it->second.milli, q.milli);
   }
   return *this;
 }

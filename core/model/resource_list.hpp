@@ -31,9 +31,13 @@ class resource_list {
   void set_milli(std::string_view name, std::int64_t m);
 
   // Element-wise arithmetic; absent entries count as zero. The result keeps the format of the
-  // left operand where present.
+  // left operand where present. Sums saturate at the bounds of 64-bit milli-units (see
+  // saturating_add), so an unrepresentable total never wraps into a small or negative one.
   resource_list& operator+=(const resource_list& other);
   resource_list& operator-=(const resource_list& other);
+  // As +=; returns false when some sum did not fit (it saturated), naming the first such
+  // resource in `overflowed` when given.
+  bool add_checked(const resource_list& other, std::string* overflowed = nullptr);
   // Element-wise maximum (used for init containers).
   static resource_list max(const resource_list& a, const resource_list& b);
 

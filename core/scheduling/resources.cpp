@@ -21,7 +21,8 @@ resources resource_table::from(const model::resource_list& list, bool* unknown) 
   for (const auto& [name, q] : list.items()) {
     int i = find(name);
     if (i >= 0)
-      r.v[static_cast<std::size_t>(i)] += q.milli;
+      r.v[static_cast<std::size_t>(i)] =
+          model::saturating_add(r.v[static_cast<std::size_t>(i)], q.milli);
     else if (unknown && q.milli > 0)
       *unknown = true;
   }

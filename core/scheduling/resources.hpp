@@ -17,12 +17,13 @@ inline constexpr std::size_t max_resources = 10;
 struct resources {
   std::array<std::int64_t, max_resources> v{};
 
+  // Saturating, as resource_list: a total too large to represent fits nowhere.
   resources& operator+=(const resources& o) {
-    for (std::size_t i = 0; i < max_resources; ++i) v[i] += o.v[i];
+    for (std::size_t i = 0; i < max_resources; ++i) v[i] = model::saturating_add(v[i], o.v[i]);
     return *this;
   }
   resources& operator-=(const resources& o) {
-    for (std::size_t i = 0; i < max_resources; ++i) v[i] -= o.v[i];
+    for (std::size_t i = 0; i < max_resources; ++i) v[i] = model::saturating_sub(v[i], o.v[i]);
     return *this;
   }
   friend resources operator+(resources a, const resources& b) { return a += b; }

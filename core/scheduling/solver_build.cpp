@@ -260,7 +260,10 @@ void solver::build_templates() {
 resources solver::requests_of(const model::pod& p) const {
   auto add = [&](resources& r, const model::resource_list& l) {
     for (const auto& [name, q] : l.items())
-      if (int id = rt_.find(name); id >= 0) r.v[static_cast<std::size_t>(id)] += q.milli;
+      if (int id = rt_.find(name); id >= 0) {
+        auto& slot = r.v[static_cast<std::size_t>(id)];
+        slot = model::saturating_add(slot, q.milli);
+      }
   };
   auto max_into = [](resources& a, const resources& b) {
     for (std::size_t i = 0; i < max_resources; ++i) a.v[i] = std::max(a.v[i], b.v[i]);

@@ -1,6 +1,6 @@
 // The provisioner on test_coordinator without a Kubernetes client: it never schedules against
-// a snapshot that is not synced (the batch waits for the first synced one), and it plans only
-// for provisionable pods.
+// a snapshot that is not synced (the batch waits for the first synced one), it plans only
+// for provisionable pods, and it refuses a pod whose requests cannot be represented.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -49,9 +49,16 @@ protocol::snapshot_ptr snapshot(bool synced, const std::vector<kube::pod>& pods)
   return s;
 }
 
+protocol::event_recorder_actor::behavior_type recorder(
+    protocol::event_recorder_actor::pointer,
+    std::shared_ptr<std::vector<protocol::event_record>> out) {
+  return {[out](protocol::event_record& e) { out->push_back(std::move(e)); }};
+}
+
 class ProvisionerTest : public kp::test::caf_test {
  protected:
   ProvisionerTest() {
+    ctx_.events = sys().spawn(recorder, events_);
     ctx_.instance_types = instance_types::builtin_instance_types();
     instance_types::build_offerings(ctx_.instance_types,
                                     {{"region1", "pve1", 64, std::int64_t{256} << 30, true}});
@@ -62,6 +69,7 @@ class ProvisionerTest : public kp::test::caf_test {
   }
   ~ProvisionerTest() override {
     caf::anon_send_exit(provisioner_, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(ctx_.events, caf::exit_reason::user_shutdown);
     sched().run();
   }
   void send_snapshot(protocol::snapshot_ptr s) {
@@ -75,6 +83,8 @@ class ProvisionerTest : public kp::test::caf_test {
     sched().run();
   }
 
+  std::shared_ptr<std::vector<protocol::event_record>> events_ =
+      std::make_shared<std::vector<protocol::event_record>>();
   controller_context ctx_;
   std::vector<batch_report> reports_;
   protocol::provisioner_actor provisioner_;
@@ -101,6 +111,35 @@ TEST_F(ProvisionerTest, PlansOnlyForProvisionablePods) {
   ASSERT_EQ(reports_.size(), 1u);
   EXPECT_EQ(reports_[0].batch, 7u);
   EXPECT_EQ(reports_[0].pending_pods, 1u);
+}
+
+TEST_F(ProvisionerTest, APodWhoseRequestsOverflowIsRefusedWithAnEventAndGetsNoNodeClaim) {
+  // Two containers of 8Pi each: each fits 64-bit milli-units, their sum does not.
+  auto huge = pending("huge");
+  huge.spec.containers[0].resources.requests = {{"memory", "8Pi"}};
+  huge.spec.containers.push_back(huge.spec.containers[0]);
+  huge.spec.containers[1].name = "d";
+  send_snapshot(snapshot(true, {huge}));
+  close_batch(3);
+  ASSERT_EQ(reports_.size(), 1u);
+  EXPECT_EQ(reports_[0].pending_pods, 0u);
+  EXPECT_EQ(reports_[0].nodeclaims, 0u);
+  EXPECT_EQ(reports_[0].unschedulable, 1u);
+  ASSERT_EQ(events_->size(), 1u);
+  const auto& e = events_->front();
+  EXPECT_EQ(e.name, "huge");
+  EXPECT_EQ(e.type, "Warning");
+  EXPECT_EQ(e.reason, "FailedScheduling");
+  EXPECT_NE(e.message.find("memory requests add up to more than can be represented"),
+            std::string::npos)
+      << e.message;
+
+  // The provisioner carries on: the next batch still plans for an ordinary pod.
+  send_snapshot(snapshot(true, {huge, pending("small")}));
+  close_batch(4);
+  ASSERT_EQ(reports_.size(), 2u);
+  EXPECT_EQ(reports_[1].pending_pods, 1u);
+  EXPECT_GE(reports_[1].nodeclaims, 1u);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace {
 
 using namespace kp::model;
@@ -39,6 +41,43 @@ TEST(PodRequests, SidecarsAddToContainersAndToLaterInitContainers) {
   auto r = pod_requests(p);
   // containers + sidecar = 150m; the later init container runs beside the sidecar: 550m.
   EXPECT_EQ(r.milli("cpu"), 550);
+}
+
+TEST(PodRequests, RequestsThatAddUpBeyondSixtyFourBitsAreRefusedNamingTheResource) {
+  pod p;
+  container c;
+  c.requests.set("memory", *parse_quantity("8Pi"));
+  c.requests.set("cpu", *parse_quantity("1"));
+  p.containers = {c, c};
+  auto checked = checked_pod_requests(p);
+  ASSERT_FALSE(checked.ok());
+  EXPECT_EQ(checked.error().code, "unrepresentable_requests");
+  EXPECT_NE(checked.error().message.find("memory"), std::string::npos) << checked.error().message;
+  // The unchecked sum saturates instead of wrapping: it fits nowhere.
+  auto sum = pod_requests(p);
+  EXPECT_EQ(sum.milli("memory"), std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(sum.milli("cpu"), 2000);
+  resource_list node;
+  node.set("memory", *parse_quantity("8Pi"));  // the largest a node can state
+  EXPECT_FALSE(sum.fits_in(node));
+
+  p.containers = {c};
+  ASSERT_TRUE(checked_pod_requests(p).ok());
+  EXPECT_EQ(checked_pod_requests(p)->milli("memory"), c.requests.milli("memory"));
+}
+
+TEST(PodRequests, AnOverflowingInitContainerOrOverheadIsRefusedToo) {
+  pod p;
+  container big;
+  big.requests.set("memory", *parse_quantity("8Pi"));
+  container sidecar = big;
+  sidecar.restartable = true;
+  p.init_containers = {sidecar, big};  // the second init step runs beside the sidecar
+  EXPECT_FALSE(checked_pod_requests(p).ok());
+  pod q;
+  q.containers = {big};
+  q.overhead.set("memory", *parse_quantity("8Pi"));
+  EXPECT_FALSE(checked_pod_requests(q).ok());
 }
 
 TEST(PodKinds, DaemonSetAndMirrorPodsAreNotProvisionable) {

@@ -2,12 +2,18 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "core/model/resource_list.hpp"
 
 namespace {
 
+using kp::model::checked_add;
 using kp::model::parse_quantity;
 using kp::model::quantity;
+using kp::model::resource_list;
+using kp::model::saturating_add;
+using kp::model::saturating_sub;
 using kp::model::to_string;
 
 std::int64_t milli(const char* s) {
@@ -106,6 +112,39 @@ TEST(ResourceList, AbsentResourcesCountAsZeroWhenFitting) {
 }  // namespace
 
 namespace {
+
+TEST(Quantity, SumsSaturateAtTheBoundsInsteadOfWrapping) {
+  constexpr auto max = std::numeric_limits<std::int64_t>::max();
+  constexpr auto min = std::numeric_limits<std::int64_t>::min();
+  EXPECT_EQ(saturating_add(max - 1, 5), max);
+  EXPECT_EQ(saturating_add(min + 1, -5), min);
+  EXPECT_EQ(saturating_add(40, 2), 42);
+  EXPECT_EQ(saturating_sub(min + 1, 5), min);
+  EXPECT_EQ(saturating_sub(max - 1, -5), max);
+  std::int64_t out = 0;
+  EXPECT_FALSE(checked_add(max, 1, out));
+  EXPECT_EQ(out, max);
+  EXPECT_TRUE(checked_add(1, 2, out));
+  EXPECT_EQ(out, 3);
+  EXPECT_EQ(quantity::from_units(max / 10).milli, max);
+  EXPECT_EQ(quantity::from_units(min / 10).milli, min);
+}
+
+TEST(ResourceList, AddingBeyondTheRangeSaturatesAndNamesTheResource) {
+  auto eight_pi = *parse_quantity("8Pi");
+  resource_list a{{"memory", eight_pi}, {"cpu", *parse_quantity("1")}};
+  resource_list b = a;
+  std::string overflowed;
+  EXPECT_FALSE(a.add_checked(b, &overflowed));
+  EXPECT_EQ(overflowed, "memory");
+  EXPECT_EQ(a.milli("memory"), std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(a.milli("cpu"), 2000);
+  resource_list c = b;
+  c -= resource_list{{"memory", quantity{std::numeric_limits<std::int64_t>::min() + 1}}};
+  EXPECT_EQ(c.milli("memory"), std::numeric_limits<std::int64_t>::max());
+  c += b;
+  EXPECT_EQ(c.milli("memory"), std::numeric_limits<std::int64_t>::max());
+}
 
 TEST(Quantity, RandomInputNeverCrashesAndValidOnesRoundTrip) {
   std::uint32_t state = 12345;
