@@ -42,3 +42,12 @@ if(KP_SANITIZE)
                       -Wno-maybe-uninitialized)
   add_link_options(-fsanitize=address,undefined)
 endif()
+if(KP_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "KP_FUZZ needs clang (libFuzzer): configure with CXX=clang++-14")
+  endif()
+  # Every library carries coverage feedback and the sanitizers; only fuzz targets link libFuzzer.
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined -g)
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -1,12 +1,11 @@
 #include "config/clusters_file.hpp"
 
-#include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include <yaml-cpp/yaml.h>
+
+#include "config/text_file.hpp"
 
 namespace kp::config {
 namespace {
@@ -24,15 +23,6 @@ std::string trim(std::string text) {
   std::size_t end = text.size();
   while (end > begin && !not_space(static_cast<unsigned char>(text[end - 1]))) --end;
   return text.substr(begin, end - begin);
-}
-
-result<std::string> read_whole_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("unreadable", std::strerror(errno));
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) return make_error("unreadable", std::strerror(errno));
-  return content.str();
 }
 
 struct cluster_context {
@@ -93,7 +83,7 @@ result<proxmox_cluster> read_cluster(const YAML::Node& entry, cluster_context wh
   }
 
   if (!ca_file.empty()) {
-    auto content = read_whole_file(ca_file);
+    auto content = read_text_file(ca_file);
     if (!content) {
       return where.fail("ca_file " + ca_file + ": cannot read it (" + content.error().message +
                         ")");
@@ -137,7 +127,7 @@ result<proxmox_cluster> read_cluster(const YAML::Node& entry, cluster_context wh
     return where.fail("set token_secret or token_secret_file, not both");
   }
   if (!token_id_file.empty()) {
-    auto content = read_whole_file(token_id_file);
+    auto content = read_text_file(token_id_file);
     if (!content) {
       return where.fail("token_id_file " + token_id_file + ": cannot read it (" +
                         content.error().message + ")");
@@ -145,7 +135,7 @@ result<proxmox_cluster> read_cluster(const YAML::Node& entry, cluster_context wh
     c.token_id = trim(*content);
   }
   if (!token_secret_file.empty()) {
-    auto content = read_whole_file(token_secret_file);
+    auto content = read_text_file(token_secret_file);
     if (!content) {
       return where.fail("token_secret_file " + token_secret_file + ": cannot read it (" +
                         content.error().message + ")");
@@ -244,7 +234,7 @@ result<clusters_file> load_clusters_file(const std::string& path) {
                       "clusters file; " +
                           std::string(lab_hint));
   }
-  auto text = read_whole_file(path);
+  auto text = read_text_file(path);
   if (!text) {
     return make_error("unreadable_clusters_file", "clusters file " + path + ": cannot read it (" +
                                                       text.error().message + "); " +

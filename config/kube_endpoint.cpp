@@ -1,23 +1,13 @@
 #include "config/kube_endpoint.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include <yaml-cpp/yaml.h>
 
+#include "config/text_file.hpp"
+
 namespace kp::config {
 namespace {
-
-result<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("unreadable", std::strerror(errno));
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
 
 // The `inner` mapping of the list entry called `name`; nullopt when there is none (a default
 // YAML::Node would count as defined).
@@ -43,7 +33,7 @@ result<kube_endpoint> from_kubeconfig(const std::string& path) {
   auto fail = [&](const std::string& why) {
     return make_error("invalid_kubeconfig", "kubeconfig " + path + ": " + why);
   };
-  auto text = read_file(path);
+  auto text = read_text_file(path);
   if (!text) return fail("cannot read it (" + text.error().message + ")");
   YAML::Node root;
   try {
@@ -69,7 +59,7 @@ result<kube_endpoint> from_kubeconfig(const std::string& path) {
     if (!pem) return fail("certificate-authority-data is not valid base64");
     out.ca_pem = *pem;
   } else if (auto file = text_of(*cluster, "certificate-authority"); !file.empty()) {
-    auto pem = read_file(file);
+    auto pem = read_text_file(file);
     if (!pem) return fail("certificate-authority " + file + ": cannot read it");
     out.ca_pem = *pem;
   }
@@ -124,8 +114,8 @@ result<kube_endpoint> resolve_kube_endpoint(const std::string& kubeconfig, const
   kube_endpoint out;
   out.source = "in-cluster";
   out.server = "https://" + (ipv6 ? "[" + *host + "]" : *host) + ":" + port;
-  if (auto ca = read_file(service_account_dir + "/ca.crt")) out.ca_pem = *ca;
-  if (auto token = read_file(service_account_dir + "/token")) {
+  if (auto ca = read_text_file(service_account_dir + "/ca.crt")) out.ca_pem = *ca;
+  if (auto token = read_text_file(service_account_dir + "/token")) {
     std::string t = *token;
     while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
     out.token = secret(std::move(t));

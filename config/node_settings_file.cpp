@@ -2,11 +2,10 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+
+#include "config/text_file.hpp"
 
 namespace kp::config {
 namespace {
@@ -176,13 +175,12 @@ result<topology::node_settings_file> parse_node_settings(std::string_view text,
 
 result<topology::node_settings_file> load_node_settings_file(const std::string& path) {
   if (path.empty()) return topology::node_settings_file{};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return make_error("unreadable", "NODE_SETTING_FILE " + path + ": " + std::strerror(errno));
+  auto content = read_text_file(path);
+  if (!content) {
+    return make_error(content.error().code,
+                      "NODE_SETTING_FILE " + path + ": " + content.error().message);
   }
-  std::ostringstream content;
-  content << in.rdbuf();
-  return parse_node_settings(content.str(), path);
+  return parse_node_settings(*content, path);
 }
 
 }  // namespace kp::config

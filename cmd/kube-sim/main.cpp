@@ -7,6 +7,7 @@
 #include <iostream>
 #include <string>
 
+#include "protocol/transport/io_runtime.hpp"
 #include "sim/kube/cluster.hpp"
 #include "sim/kube/json_util.hpp"
 
@@ -130,6 +131,9 @@ int main(int argc, char** argv) {
     sim.stop();
     io.stop();
   });
-  io.run();
+  // A handler that throws is reported and the simulator keeps serving.
+  kp::transport::run_reporting(io, [](std::string_view where, std::string_view what) {
+    std::cerr << "kube-sim: " << where << " threw: " << what << std::endl;
+  });
   return 0;
 }

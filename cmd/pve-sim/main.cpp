@@ -179,7 +179,10 @@ int main(int argc, char** argv) {
 
   int exit_code = 0;
   {
-    kp::transport::io_runtime runtime(1);
+    // A handler that throws is reported and the simulator keeps serving.
+    kp::transport::io_runtime runtime(1, [](std::string_view where, std::string_view what) {
+      std::cerr << "pve-sim: " << where << " threw: " << what << std::endl;
+    });
     auto server = kp::sim::pve::pve_sim_server::start(runtime.context(), std::move(settings));
     if (!server) {
       std::cerr << "pve-sim: " << server.error().message << "\n";

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "core/parse_number.hpp"
+
 namespace kp::instance_types {
 namespace {
 
@@ -82,12 +84,12 @@ class reader {
     }
     out.type = json_value::kind::number;
     out.text = std::string(s_.substr(start, pos_ - start));
-    char* end = nullptr;
-    out.number = std::strtod(out.text.c_str(), &end);
-    if (end != out.text.c_str() + out.text.size()) {
+    auto number = parse_decimal(out.text);
+    if (!number) {
       why_ = "bad number";
       return false;
     }
+    out.number = *number;
     return true;
   }
   bool string(std::string& out) {

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "core/parse_number.hpp"
 #include "sim/lab/http_endpoint.hpp"
 
 namespace kp::lab {
@@ -19,11 +20,12 @@ std::map<std::string, double> sum_metric_families(const std::string& exposition)
     if (value_start == std::string::npos) continue;
     value_start = line.find_first_not_of("} ", value_start);
     if (value_start == std::string::npos) continue;
-    try {
-      out[line.substr(0, name_end)] += std::stod(line.substr(value_start));
-    } catch (const std::exception&) {
-      // NaN or a malformed sample: not a figure the summary needs.
-    }
+    // The value ends at the optional timestamp. NaN, infinities and malformed samples are not
+    // figures the summary needs.
+    auto value_end = line.find(' ', value_start);
+    auto value = std::string_view(line).substr(
+        value_start, value_end == std::string::npos ? std::string::npos : value_end - value_start);
+    if (auto v = parse_decimal(value)) out[line.substr(0, name_end)] += *v;
   }
   return out;
 }

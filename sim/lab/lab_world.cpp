@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/parse_number.hpp"
 #include "sim/lab/lab_assets.hpp"
 #include "sim/lab/yaml_json.hpp"
 
@@ -324,7 +325,7 @@ result<std::size_t> lab_world::start_controller(const std::map<std::string, std:
       port = f->as_object().if_contains("port");
     if (port == nullptr) port = v.as_object().if_contains("port");
     if (port != nullptr && port->is_string())
-      replica.metrics_port = std::stoi(std::string(port->as_string()));
+      replica.metrics_port = parse_integer<int>(port->as_string()).value_or(0);
     if (port != nullptr && port->is_int64())
       replica.metrics_port = static_cast<int>(port->as_int64());
   }

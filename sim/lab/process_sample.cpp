@@ -6,6 +6,8 @@
 #include <sstream>
 #include <string>
 
+#include "core/parse_number.hpp"
+
 namespace kp::lab {
 
 std::optional<process_sample> sample_process(pid_t pid) {
@@ -15,7 +17,14 @@ std::optional<process_sample> sample_process(pid_t pid) {
   if (!status) return std::nullopt;
   std::string line;
   while (std::getline(status, line)) {
-    auto value = [&] { return std::stol(line.substr(line.find(':') + 1)); };
+    // "VmHWM:\t   12345 kB"
+    auto value = [&] {
+      auto digits = line.find_first_of("0123456789");
+      auto end =
+          digits == std::string::npos ? digits : line.find_first_not_of("0123456789", digits);
+      if (digits == std::string::npos) return 0L;
+      return parse_integer<long>(std::string_view(line).substr(digits, end - digits)).value_or(0);
+    };
     if (line.rfind("VmHWM:", 0) == 0) s.peak_rss_kib = value();
     if (line.rfind("VmRSS:", 0) == 0) s.rss_kib = value();
   }
@@ -28,9 +37,9 @@ std::optional<process_sample> sample_process(pid_t pid) {
   std::string field;
   long utime = 0, stime = 0;
   for (int i = 3; fields >> field; ++i) {
-    if (i == 14) utime = std::stol(field);
+    if (i == 14) utime = parse_integer<long>(field).value_or(0);
     if (i == 15) {
-      stime = std::stol(field);
+      stime = parse_integer<long>(field).value_or(0);
       break;
     }
   }

@@ -3,9 +3,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <charconv>
+#include <cctype>
 #include <exception>
 
+#include "core/parse_number.hpp"
 #include "core/time/go_duration.hpp"
 #include "sim/lab/lab_assets.hpp"
 
@@ -13,6 +14,7 @@ namespace kp::lab {
 
 namespace {
 
+// Go's duration syntax ("500ms", "30s", "1m", "1.5s"), never negative.
 result<std::chrono::milliseconds> parse_duration(const std::string& text) {
   auto d = time::parse_go_duration(text);
   if (!d || d->count() < 0)
@@ -21,29 +23,29 @@ result<std::chrono::milliseconds> parse_duration(const std::string& text) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 
+std::string_view trim_spaces(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// "3", ">=3", "!= 0": an optional operator, then a count.
 result<comparison> parse_comparison(const std::string& text) {
-  auto bad = [&] {
-    return make_error("invalid_expect", "\"" + text + "\" is not a count or a comparison like >=3");
-  };
-  std::string_view t = text;
-  auto trim = [](std::string_view v) {
-    while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
-    while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
-    return v;
-  };
-  t = trim(t);
+  std::string_view rest = trim_spaces(text);
   comparison c;
+  c.op = "==";
   for (const char* op : {"==", "!=", ">=", "<=", ">", "<", "="}) {
-    std::string_view o = op;
-    if (t.substr(0, o.size()) == o) {
-      c.op = o == "=" ? "==" : std::string(o);
-      t = trim(t.substr(o.size()));
+    if (rest.starts_with(op)) {
+      c.op = op;
+      rest = trim_spaces(rest.substr(c.op.size()));
       break;
     }
   }
-  if (t.empty()) return bad();
-  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), c.value);
-  if (ec != std::errc{} || p != t.data() + t.size() || c.value < 0) return bad();
+  if (c.op == "=") c.op = "==";
+  auto value = parse_integer<long>(rest);
+  if (!value || *value < 0)
+    return make_error("invalid_expect", "\"" + text + "\" is not a count or a comparison like >=3");
+  c.value = *value;
   return c;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "core/parse_number.hpp"
 #include "sim/lab/controller_metrics.hpp"
 #include "sim/lab/lab_world.hpp"
 
@@ -40,7 +41,9 @@ std::vector<int> pinned_host_nodes(const json::object& config) {
     std::string v(value.as_string());
     auto pos = v.find("hostnodes=");
     if (pos == std::string::npos) continue;
-    nodes.push_back(std::atoi(v.c_str() + pos + 10));
+    auto digits = std::string_view(v).substr(pos + 10);
+    digits = digits.substr(0, digits.find_first_not_of("0123456789"));
+    if (auto node = parse_integer<int>(digits)) nodes.push_back(*node);
   }
   return nodes;
 }

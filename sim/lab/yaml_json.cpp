@@ -3,9 +3,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <boost/json.hpp>
-#include <charconv>
 #include <exception>
-#include <regex>
+
+#include "core/parse_number.hpp"
 
 namespace kp::lab {
 
@@ -15,15 +15,17 @@ boost::json::value plain_scalar(const std::string& s) {
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
-  static const std::regex integer("[-+]?[0-9]+");
-  static const std::regex floating("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
-  if (std::regex_match(s, integer)) {
-    std::int64_t v = 0;
-    auto begin = s.data() + (s[0] == '+' ? 1 : 0);
-    auto [p, ec] = std::from_chars(begin, s.data() + s.size(), v);
-    if (ec == std::errc() && p == s.data() + s.size()) return v;
+  // YAML's plain numbers: an optional sign, then an integer or a decimal with an exponent.
+  std::string_view number(s);
+  if (number.front() == '+') number.remove_prefix(1);
+  if (!number.empty() && number.front() != '+' && (number.front() != '-' || number.size() > 1)) {
+    if (auto v = parse_integer<std::int64_t>(number)) return *v;
+    const bool numeric = number.find_first_not_of("0123456789.eE+-") == std::string_view::npos &&
+                         number.find_first_of("0123456789") != std::string_view::npos;
+    if (numeric) {
+      if (auto v = parse_decimal(number)) return *v;
+    }
   }
-  if (std::regex_match(s, floating)) return std::stod(s);
   return boost::json::string(s);
 }
 

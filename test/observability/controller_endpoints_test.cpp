@@ -11,10 +11,11 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include <mutex>
+#include <thread>
 
+#include "core/parse_number.hpp"
 #include "protocol/transport/http_server.hpp"
 #include "protocol/transport/io_runtime.hpp"
 #include "test/observability/child_process.hpp"
@@ -65,16 +66,23 @@ http_reply http_get(int port, const std::string& path) {
   for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) response.append(buffer, n);
   ::close(fd);
   http_reply reply;
-  if (response.rfind("HTTP/1.1 ", 0) == 0) reply.status = std::stoi(response.substr(9, 3));
+  if (response.rfind("HTTP/1.1 ", 0) == 0)
+    reply.status = parse_integer<int>(std::string_view(response).substr(9, 3)).value_or(0);
   auto body = response.find("\r\n\r\n");
   if (body != std::string::npos) reply.body = response.substr(body + 4);
   return reply;
 }
 
+// The "port" field of the JSON log line whose message is `message`.
 int logged_port(const std::string& out, const std::string& message) {
-  std::smatch m;
-  std::regex line("\"message\":\"" + message + "\",\"fields\":\\{[^}]*\"port\":\"([0-9]+)\"");
-  return std::regex_search(out, m, line) ? std::stoi(m[1]) : 0;
+  auto at = out.find("\"message\":\"" + message + "\",\"fields\":{");
+  if (at == std::string::npos) return 0;
+  auto fields_end = out.find('}', at);
+  auto port = out.find("\"port\":\"", at);
+  if (port == std::string::npos || port > fields_end) return 0;
+  port += 8;
+  auto end = out.find('"', port);
+  return parse_integer<int>(std::string_view(out).substr(port, end - port)).value_or(0);
 }
 
 class ControllerProcess : public ::testing::Test {
@@ -172,6 +180,101 @@ TEST_F(ControllerProcess, ServesMetricsHealthAndReadinessWhileEndpointsAreUnreac
     EXPECT_EQ(line.rfind("{\"time\":\"", 0), 0u) << line;
     EXPECT_EQ(line.back(), '}') << line;
   }
+}
+
+// VmHWM (peak resident set) of a process, in KiB; 0 when unreadable.
+long peak_rss_kib(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmHWM:", 0) != 0) continue;
+    auto digits = line.find_first_of("0123456789");
+    auto end = line.find_first_not_of("0123456789", digits);
+    return parse_integer<long>(std::string_view(line).substr(digits, end - digits)).value_or(0);
+  }
+  return 0;
+}
+
+// Sends `head`, then up to `body_bytes` of zeros as fast as the server takes them, and returns
+// the status line of whatever the server answered (empty if nothing).
+std::string post_flood(int port, const std::string& head, std::size_t body_bytes) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  timeval tv{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return "";
+  }
+  ::send(fd, head.data(), head.size(), MSG_NOSIGNAL);
+  const std::string chunk(1 << 16, '\0');
+  std::string reply;
+  char buffer[4096];
+  // Like a real client, stop pushing once the server has answered early (a server that reads
+  // the whole body never does, and holds it).
+  for (std::size_t sent = 0; sent < body_bytes;) {
+    auto got = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+    if (got > 0) {
+      reply.append(buffer, static_cast<std::size_t>(got));
+      break;
+    }
+    auto n = ::send(fd, chunk.data(), std::min(chunk.size(), body_bytes - sent), MSG_NOSIGNAL);
+    if (n <= 0) break;  // the server refused the rest and closed
+    sent += static_cast<std::size_t>(n);
+  }
+  for (ssize_t n;
+       reply.find("\r\n") == reply.npos && (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;)
+    reply.append(buffer, static_cast<std::size_t>(n));
+  ::close(fd);
+  return reply.substr(0, reply.find("\r\n"));
+}
+
+TEST_F(ControllerProcess, TwoConcurrent200MbPostsToMetricsKeepThePeakRssUnder128MiB) {
+  auto p = start();
+  ASSERT_TRUE(p->read_until(
+      [](const std::string& out) { return out.find("serving health probes") != std::string::npos; },
+      10s))
+      << p->out() << p->err();
+  const int metrics_port = logged_port(p->out(), "serving metrics");
+  const int health_port = logged_port(p->out(), "serving health probes");
+  ASSERT_NE(metrics_port, 0) << p->out();
+  const long before = peak_rss_kib(p->pid());
+
+  constexpr std::size_t mb200 = 200u * 1000 * 1000;
+  std::string sized_reply, chunked_reply;
+  std::thread sized([&] {
+    sized_reply =
+        post_flood(metrics_port,
+                   "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(mb200) +
+                       "\r\n\r\n",
+                   mb200);
+  });
+  std::thread chunked([&] {
+    // A chunked body announces no length: the limit must hold while it streams in.
+    chunked_reply = post_flood(metrics_port,
+                               "POST /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: "
+                               "chunked\r\n\r\nBEBC200\r\n",
+                               mb200);
+  });
+  sized.join();
+  chunked.join();
+  EXPECT_EQ(sized_reply, "HTTP/1.1 413 Payload Too Large");
+  EXPECT_EQ(chunked_reply, "HTTP/1.1 413 Payload Too Large");
+
+  const long after = peak_rss_kib(p->pid());
+  std::cout << "peak RSS before " << before / 1024 << " MiB, after the two 200 MB POSTs "
+            << after / 1024 << " MiB\n";
+  EXPECT_GT(after, 0);
+  EXPECT_LT(after, 128 * 1024) << "peak RSS " << after << " KiB";
+
+  // Still serving, and only reads are allowed.
+  EXPECT_EQ(http_get(metrics_port, "/metrics").status, 200);
+  EXPECT_EQ(http_get(health_port, "/healthz").status, 200);
+  p->signal(SIGTERM);
+  EXPECT_TRUE(p->wait_exit(5s).has_value());
 }
 
 // Kubernetes and Proxmox stand-ins on loopback: /version and /api2/json/version answer 200, or

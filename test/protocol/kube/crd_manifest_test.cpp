@@ -3,14 +3,16 @@
 // objects under chart/karpenter-proxmox/examples/ (checked with a small OpenAPI validator:
 // types, required, enum, pattern, bounds, unknown fields).
 #include <gtest/gtest.h>
+#include <re2/re2.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <map>
-#include <regex>
 #include <set>
 #include <string>
+
+#include "core/parse_number.hpp"
 
 namespace {
 
@@ -59,18 +61,23 @@ std::string validate(const YAML::Node& value, const YAML::Node& schema, const st
       for (const auto& e : schema["enum"]) found = found || e.Scalar() == s;
       if (!found) return path + ": \"" + s + "\" is not one of the allowed values";
     }
-    if (schema["pattern"] &&
-        !std::regex_search(s, std::regex(schema["pattern"].as<std::string>()))) {
-      return path + ": \"" + s + "\" does not match " + schema["pattern"].as<std::string>();
+    if (schema["pattern"]) {
+      // Kubernetes checks patterns with Go's regexp (RE2 syntax), unanchored.
+      const RE2 pattern(schema["pattern"].as<std::string>());
+      if (!pattern.ok()) return path + ": pattern does not compile: " + pattern.error();
+      if (!RE2::PartialMatch(s, pattern))
+        return path + ": \"" + s + "\" does not match " + schema["pattern"].as<std::string>();
     }
     if (schema["minLength"] && s.size() < schema["minLength"].as<std::size_t>())
       return path + ": too short";
     if (schema["maxLength"] && s.size() > schema["maxLength"].as<std::size_t>())
       return path + ": too long";
     if (is_int(s)) {
-      if (schema["minimum"] && std::stoll(s) < schema["minimum"].as<long long>())
+      auto n = kp::parse_integer<long long>(s.front() == '+' ? s.substr(1) : s);
+      if (!n) return path + ": out of range";
+      if (schema["minimum"] && *n < schema["minimum"].as<long long>())
         return path + ": below minimum";
-      if (schema["maximum"] && std::stoll(s) > schema["maximum"].as<long long>())
+      if (schema["maximum"] && *n > schema["maximum"].as<long long>())
         return path + ": above maximum";
     }
   }

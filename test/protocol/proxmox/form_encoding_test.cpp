@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/parse_number.hpp"
+
 namespace kp::proxmox {
 namespace {
 
@@ -71,7 +73,9 @@ TEST(FormEncoding, MultipartBoundaryNeverOccursInTheData) {
   // The generator numbers its boundaries; put the next few into the data.
   auto digits_at = boundary.find_first_of("0123456789");
   auto digits_end = boundary.find('-', digits_at);
-  auto n = std::stoull(boundary.substr(digits_at, digits_end - digits_at));
+  auto n = kp::parse_integer<unsigned long long>(
+               std::string_view(boundary).substr(digits_at, digits_end - digits_at))
+               .value_or(0);
   std::string data;
   for (unsigned long long k = n + 1; k < n + 4; ++k) {
     data += boundary.substr(0, digits_at) + std::to_string(k) + boundary.substr(digits_end) + "\n";

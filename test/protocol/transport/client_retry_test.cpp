@@ -10,6 +10,7 @@
 #include <atomic>
 #include <thread>
 
+#include "core/parse_number.hpp"
 #include "test/protocol/transport/transport_fixture.hpp"
 
 namespace {
@@ -53,7 +54,11 @@ class racing_server {
       if (end != std::string::npos) {
         std::size_t length = 0;
         auto cl = buffer.find("Content-Length: ");
-        if (cl != std::string::npos && cl < end) length = std::stoul(buffer.substr(cl + 16));
+        if (cl != std::string::npos && cl < end) {
+          auto digits = std::string_view(buffer).substr(cl + 16);
+          digits = digits.substr(0, digits.find('\r'));
+          length = kp::parse_integer<std::size_t>(digits).value_or(0);
+        }
         if (buffer.size() >= end + 4 + length) {
           buffer.erase(0, end + 4 + length);
           return true;
