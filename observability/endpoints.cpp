@@ -16,7 +16,28 @@ bool is_read(const transport::http_request& request) {
   return request.method == "GET" || request.method == "HEAD";
 }
 
+transport::http_response not_allowed() {
+  auto r = text_response(405, "method not allowed: use GET or HEAD\n");
+  r.headers.emplace_back("Allow", "GET, HEAD");
+  return r;
+}
+
 }  // namespace
+
+transport::server_options endpoint_server_options(std::string address, std::uint16_t port) {
+  using namespace std::chrono_literals;
+  transport::server_options o;
+  o.address = std::move(address);
+  o.port = port;
+  o.body_limit = 1024;
+  o.max_connections = 32;
+  o.header_timeout = 5s;
+  o.header_limit = 8 * 1024;
+  o.idle_timeout = 30s;
+  o.read_timeout = 5s;
+  o.write_timeout = 10s;
+  return o;
+}
 
 transport::request_handler metrics_endpoint(std::shared_ptr<metrics_registry> metrics) {
   return [metrics](transport::http_request request,
@@ -24,7 +45,7 @@ transport::request_handler metrics_endpoint(std::shared_ptr<metrics_registry> me
     if (request.path() != "/metrics") {
       exchange->respond(text_response(404, "not found: metrics are at /metrics\n"));
     } else if (!is_read(request)) {
-      exchange->respond(text_response(405, "method not allowed\n"));
+      exchange->respond(not_allowed());
     } else {
       exchange->respond(text_response(200, metrics->serialize(), metrics_content_type));
     }
@@ -40,7 +61,7 @@ transport::request_handler health_endpoint(std::shared_ptr<health_state> health)
       return;
     }
     if (!is_read(request)) {
-      exchange->respond(text_response(405, "method not allowed\n"));
+      exchange->respond(not_allowed());
       return;
     }
     probe_report report = path == "/healthz" ? health->liveness() : health->readiness();

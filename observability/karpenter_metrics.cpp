@@ -120,6 +120,9 @@ karpenter_metrics::karpenter_metrics(prometheus::Registry& r)
       memory_allocatable_total(
           gauge(r, "memory_allocatable_total", "The total memory allocatable")),
       cpu_allocated_total(gauge(r, "cpu_allocated_total", "The total cpu allocated")),
-      memory_allocated_total(gauge(r, "memory_allocated_total", "The total memory allocated")) {}
+      memory_allocated_total(gauge(r, "memory_allocated_total", "The total memory allocated")),
+      actor_failures(counter(r, "karpenter_proxmox_actor_failures_total",
+                             "Exceptions caught at an actor's boundary, by actor; each was "
+                             "confined to the message or object it was handling.")) {}
 
 }  // namespace kp::obs

@@ -84,6 +84,9 @@ struct karpenter_metrics {
   prometheus::Family<prometheus::Gauge>& memory_allocatable_total;
   prometheus::Family<prometheus::Gauge>& cpu_allocated_total;
   prometheus::Family<prometheus::Gauge>& memory_allocated_total;
+
+  // Exceptions caught at actor boundaries (actors/failure_boundary.hpp)
+  prometheus::Family<prometheus::Counter>& actor_failures;  // actor
 };
 
 // Latency buckets (seconds) shared by the duration histograms.

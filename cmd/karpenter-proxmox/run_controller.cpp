@@ -71,14 +71,20 @@ std::vector<std::string> split_paths(const std::string& text) {
   return out;
 }
 
+// Exceptions that escaped a callback the transport ran: logged, never silent.
+transport::failure_reporter transport_failure_log() {
+  return [log = obs::logger("transport")](std::string_view where, std::string_view what) {
+    log.error("a callback threw", {{"where", std::string(where)}, {"error", std::string(what)}});
+  };
+}
+
 // Starts a server on settings' bind address; port 0 picks a free one.
 result<std::unique_ptr<transport::http_server>> serve(boost::asio::io_context& io,
                                                       const std::string& address, int port,
                                                       transport::request_handler handler,
                                                       const std::string& what) {
-  transport::server_options options;
-  options.address = address;
-  options.port = static_cast<std::uint16_t>(port);
+  auto options = obs::endpoint_server_options(address, static_cast<std::uint16_t>(port));
+  options.on_failure = transport_failure_log();
   auto server = std::make_unique<transport::http_server>(io, options, std::move(handler));
   if (auto started = server->start(); !started) {
     return make_error(started.error().code, what + " on " + address + ":" + std::to_string(port) +
@@ -119,6 +125,7 @@ std::shared_ptr<proxmox::client> proxmox_client(boost::asio::io_context& io,
   s.transport.request_timeout =
       std::chrono::duration_cast<std::chrono::milliseconds>(settings.proxmox_request_timeout);
   s.transport.connect_timeout = std::chrono::seconds(10);
+  s.transport.on_failure = transport_failure_log();
   s.on_request = [metrics, region = cluster.region](const std::string& method,
                                                     const std::string& path, int status,
                                                     std::chrono::nanoseconds took) {
@@ -142,8 +149,10 @@ std::vector<actors::child_spec> controller_children(
     boost::asio::io_context& io, std::vector<std::shared_ptr<transport::http_client>>& clients,
     actors::controller_inputs inputs) {
   std::vector<actors::child_spec> children;
-  children.push_back({"readiness", [health](caf::actor_system& system) {
-                        return caf::actor_cast<caf::actor>(actors::spawn_readiness(system, health));
+  auto metrics = inputs.metrics;
+  children.push_back({"readiness", [health, metrics](caf::actor_system& system) {
+                        return caf::actor_cast<caf::actor>(
+                            actors::spawn_readiness(system, health, metrics));
                       }});
   for (const auto& c : clusters.clusters) {
     transport::client_options options;
@@ -151,6 +160,7 @@ std::vector<actors::child_spec> controller_children(
     options.insecure_skip_verify = c.insecure;
     options.connect_timeout = std::chrono::seconds(5);
     options.request_timeout = std::chrono::seconds(10);
+    options.on_failure = transport_failure_log();
     auto client = std::make_shared<transport::http_client>(io, options);
     clients.push_back(client);
     actors::probe_target target{
@@ -159,10 +169,11 @@ std::vector<actors::child_spec> controller_children(
       target.headers.emplace_back("Authorization",
                                   "PVEAPIToken=" + c.token_id + "=" + c.token_secret.reveal());
     }
-    children.push_back({"probe proxmox " + c.region, [client, target](caf::actor_system& system) {
-                          return caf::actor_cast<caf::actor>(
-                              actors::spawn_endpoint_probe(system, client, target));
-                        }});
+    children.push_back(
+        {"probe proxmox " + c.region, [client, target, metrics](caf::actor_system& system) {
+           return caf::actor_cast<caf::actor>(
+               actors::spawn_endpoint_probe(system, client, target, {}, metrics));
+         }});
   }
   children.push_back({"controller", [inputs = std::move(inputs)](caf::actor_system& system) {
                         return actors::spawn_controller(system, inputs);
@@ -216,7 +227,7 @@ int run_controller(const config::settings& settings) {
     health->set_condition("proxmox region " + c.region, false, "not connected yet");
   }
 
-  auto io = std::make_unique<transport::io_runtime>(1);
+  auto io = std::make_unique<transport::io_runtime>(1, transport_failure_log());
   auto metrics_server = serve(io->context(), settings.bind_address, settings.metrics_port,
                               obs::metrics_endpoint(metrics), "metrics endpoint");
   if (!metrics_server) {
@@ -241,6 +252,7 @@ int run_controller(const config::settings& settings) {
   kube::client_options kube_options;
   kube_options.qps = settings.kube_client_qps;
   kube_options.burst = settings.kube_client_burst;
+  kube_options.on_failure = transport_failure_log();
   auto kube_client = kube::client::create(io->context(), *kube_config, kube_options);
   if (!kube_client) return refuse("kubernetes client: " + kube_client.error().message);
 
@@ -281,7 +293,7 @@ int run_controller(const config::settings& settings) {
   {
     caf::actor_system_config actor_config;
     caf::actor_system system{actor_config};
-    auto supervisor = actors::spawn_supervisor(system, std::move(children));
+    auto supervisor = actors::spawn_supervisor(system, std::move(children), {}, karpenter);
     log.info("controller running; waiting for SIGTERM or SIGINT");
 
     int signal_number = 0;

@@ -167,6 +167,8 @@ result<std::shared_ptr<client>> client::create(boost::asio::io_context& io, clie
   t.request_timeout = options.request_timeout;
   t.qps = options.qps;
   t.burst = options.burst;
+  t.body_limit = options.max_response_bytes;
+  t.on_failure = options.on_failure;
   auto i = std::make_unique<impl>(io, std::move(config), std::move(options));
   i->tokens = std::make_shared<token_source>(i->config);
   i->http = std::make_shared<transport::http_client>(io, t);
@@ -269,13 +271,14 @@ namespace {
 // an ERROR event into the stream's end error.
 class watch_stream : public watch_handle, public std::enable_shared_from_this<watch_stream> {
  public:
-  watch_stream(raw_event_callback on_event, status_callback on_end)
-      : on_event_(std::move(on_event)), on_end_(std::move(on_end)) {}
+  watch_stream(raw_event_callback on_event, status_callback on_end, std::size_t max_line)
+      : on_event_(std::move(on_event)), on_end_(std::move(on_end)), max_line_(max_line) {}
 
   void attach(std::shared_ptr<transport::http_stream> s) {
     std::lock_guard lock(mutex_);
     stream_ = std::move(s);
-    if (stopped_) stream_->cancel();
+    // Stopped, or failed before the handle arrived (the stream's callbacks may run first).
+    if (stopped_ || cancel_on_attach_) stream_->cancel();
   }
 
   void stop() override {
@@ -308,15 +311,33 @@ class watch_stream : public watch_handle, public std::enable_shared_from_this<wa
       if (error_body_.size() < 65536) error_body_.append(data);
       return;
     }
+    if (error_) return;  // the stream is failing; hold nothing more
     buffer_.append(data);
     std::size_t start = 0;
     for (;;) {
       const auto nl = buffer_.find('\n', start);
       if (nl == std::string::npos) break;
+      if (nl - start > max_line_) return fail_too_large();
       handle_line(std::string_view(buffer_).substr(start, nl - start));
       start = nl + 1;
     }
     buffer_.erase(0, start);
+    if (buffer_.size() > max_line_) return fail_too_large();
+  }
+
+  // An event line longer than the bound: end the watch with an error instead of buffering it.
+  void fail_too_large() {
+    buffer_.clear();
+    buffer_.shrink_to_fit();
+    error_ = make_error("too_large",
+                        "watch: an event line exceeds " + std::to_string(max_line_) + " bytes");
+    std::shared_ptr<transport::http_stream> s;
+    {
+      std::lock_guard lock(mutex_);
+      s = stream_;
+      cancel_on_attach_ = true;
+    }
+    if (s) s->cancel();
   }
 
   void handle_line(std::string_view line) {
@@ -356,8 +377,10 @@ class watch_stream : public watch_handle, public std::enable_shared_from_this<wa
 
   raw_event_callback on_event_;
   status_callback on_end_;
+  std::size_t max_line_;
   std::mutex mutex_;
   bool stopped_ = false;
+  bool cancel_on_attach_ = false;
   std::shared_ptr<transport::http_stream> stream_;
   // Touched only by the stream's callbacks, which the transport runs one at a time.
   int status_ = 0;
@@ -379,7 +402,8 @@ std::shared_ptr<watch_handle> client::watch_raw(const api_resource& r,
   q.add("resourceVersion", o.resource_version);
   if (o.allow_bookmarks) q.add("allowWatchBookmarks", "true");
   if (o.timeout_seconds > 0) q.add("timeoutSeconds", std::to_string(o.timeout_seconds));
-  auto w = std::make_shared<watch_stream>(std::move(on_event), std::move(on_end));
+  auto w = std::make_shared<watch_stream>(std::move(on_event), std::move(on_end),
+                                          impl_->options.max_watch_line_bytes);
   auto req = impl_->make_request("GET", object_path(r, namespace_, "", "") + q.str(), "", "");
   // Data may pause for as long as the server keeps the watch open; allow that plus a margin.
   const auto idle = std::chrono::seconds(o.timeout_seconds > 0 ? o.timeout_seconds + 60 : 1900);

@@ -18,6 +18,7 @@
 #include "protocol/kube/client_config.hpp"
 #include "protocol/kube/codec.hpp"
 #include "protocol/kube/meta_types.hpp"
+#include "protocol/transport/failure_report.hpp"
 
 namespace boost::asio {
 class io_context;
@@ -35,6 +36,13 @@ struct client_options {
   std::string field_manager = "karpenter-proxmox";
   std::chrono::milliseconds request_timeout{std::chrono::seconds(30)};
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(10)};
+  // Bounds on what the API server can make this process hold: the body of one answer (a list
+  // page included) and one watch event line. Beyond them the request or the watch fails
+  // (codes "protocol" and "too_large"); an informer then re-lists with backoff.
+  std::size_t max_response_bytes = 256u << 20;
+  std::size_t max_watch_line_bytes = 16u << 20;
+  // Where an exception thrown by a callback is reported (stderr if unset).
+  transport::failure_reporter on_failure;
 };
 
 struct list_options {

@@ -15,12 +15,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Kubeconfigs, certificates and tokens are small; a path to something endless (/dev/zero) or
+// huge is refused rather than read into memory.
+constexpr std::size_t max_file_bytes = 16u << 20;
+
 result<std::string> read_file(const std::string& path, const std::string& what) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error("config", what + ": cannot read file " + path);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
+  std::string out;
+  char chunk[64 * 1024];
+  while (in) {
+    in.read(chunk, sizeof chunk);
+    out.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (out.size() > max_file_bytes) {
+      return make_error("config", what + ": file " + path + " is larger than " +
+                                      std::to_string(max_file_bytes) + " bytes");
+    }
+  }
+  return out;
 }
 
 std::string resolve(const std::string& path, const std::string& base_dir) {

@@ -118,13 +118,16 @@ http_response to_response(http::response<http::string_body>&& message) {
   return r;
 }
 
+// Runs the caller's callback. One that throws must not leave a connection half-updated, and its
+// exception is reported to the client's owner rather than lost.
 template <class F, class... Args>
-void invoke_guarded(F& f, Args&&... args) {
+void invoke_guarded(const failure_reporter& on_failure, std::string_view where, F& f,
+                    Args&&... args) {
   if (!f) return;
-  // A throwing callback must not leave a connection half-updated.
   try {
     f(std::forward<Args>(args)...);
   } catch (...) {
+    report_failure(on_failure, where, std::current_exception());
   }
 }
 
@@ -472,7 +475,8 @@ class connection_impl final : public connection,
     for (const auto& field : head)
       headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
     head_delivered_ = true;
-    invoke_guarded(stream_callbacks_.on_head, static_cast<int>(head.result_int()), headers);
+    invoke_guarded(shared_->options.on_failure, "http client: stream on_head callback",
+                   stream_callbacks_.on_head, static_cast<int>(head.result_int()), headers);
     if (sparser_->is_done()) return end_stream(status{});
     stream_read();
   }
@@ -493,7 +497,8 @@ class connection_impl final : public connection,
     if (ec == http::error::need_buffer) ec = {};
     const std::size_t got = chunk_.size() - sparser_->get().body().size;
     if (got > 0 && !ended_)
-      invoke_guarded(stream_callbacks_.on_data, std::string_view(chunk_.data(), got));
+      invoke_guarded(shared_->options.on_failure, "http client: stream on_data callback",
+                     stream_callbacks_.on_data, std::string_view(chunk_.data(), got));
     if (ec) return end_stream(stream_error(ec, "idle"));
     if (sparser_->is_done()) return end_stream(status{});
     stream_read();
@@ -504,7 +509,8 @@ class connection_impl final : public connection,
     ended_ = true;
     disarm();
     shut();
-    invoke_guarded(stream_callbacks_.on_end, std::move(s));
+    invoke_guarded(shared_->options.on_failure, "http client: stream on_end callback",
+                   stream_callbacks_.on_end, std::move(s));
     stream_callbacks_ = {};  // release what the callbacks hold
   }
 
@@ -601,8 +607,9 @@ struct http_client::impl : std::enable_shared_from_this<http_client::impl> {
   }
 
   void fail_later(response_callback done, kp::error e) {
-    net::post(io, [done = std::move(done), e = std::move(e)]() mutable {
-      invoke_guarded(done, response_result(std::move(e)));
+    net::post(io, [shared = shared, done = std::move(done), e = std::move(e)]() mutable {
+      invoke_guarded(shared->options.on_failure, "http client: response callback", done,
+                     response_result(std::move(e)));
     });
   }
 
@@ -669,7 +676,8 @@ struct http_client::impl : std::enable_shared_from_this<http_client::impl> {
     conn->connect([self = shared_from_this(), conn, job](status s) mutable {
       if (!s) {
         self->discard(conn);
-        invoke_guarded(job->done, response_result(s.error()));
+        invoke_guarded(self->shared->options.on_failure, "http client: response callback",
+                       job->done, response_result(s.error()));
         return;
       }
       self->run(std::move(conn), std::move(job));
@@ -702,9 +710,10 @@ struct http_client::impl : std::enable_shared_from_this<http_client::impl> {
       discard(std::move(conn));
     }
     if (o.response) {
-      invoke_guarded(job->done, std::move(*o.response));
+      invoke_guarded(shared->options.on_failure, "http client: response callback", job->done,
+                     std::move(*o.response));
     } else {
-      invoke_guarded(job->done,
+      invoke_guarded(shared->options.on_failure, "http client: response callback", job->done,
                      response_result(make_error("closed", "the server closed the connection")));
     }
   }
@@ -854,8 +863,10 @@ std::shared_ptr<http_stream> http_client::open_stream(const std::string& base_ur
     if (impl_->destroyed) failure = make_error("cancelled", "client closed");
   }
   if (failure) {
-    net::post(impl_->io, [cb = std::move(callbacks.on_end), e = std::move(*failure)]() mutable {
-      invoke_guarded(cb, status(std::move(e)));
+    net::post(impl_->io, [shared = impl_->shared, cb = std::move(callbacks.on_end),
+                          e = std::move(*failure)]() mutable {
+      invoke_guarded(shared->options.on_failure, "http client: stream on_end callback", cb,
+                     status(std::move(e)));
     });
     return std::make_shared<stream_handle>(nullptr);
   }

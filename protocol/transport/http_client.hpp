@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/result.hpp"
+#include "protocol/transport/failure_report.hpp"
 #include "protocol/transport/http_message.hpp"
 
 namespace boost::asio {
@@ -31,6 +32,8 @@ struct client_options {
   double qps = 0;  // 0 = unlimited; otherwise a token bucket of `burst`
   int burst = 0;
   std::size_t body_limit = 512u << 20;
+  // Where an exception thrown by a response or stream callback is reported (stderr if unset).
+  failure_reporter on_failure;
 };
 
 // Error codes: "connect", "tls", "timeout", "protocol", "cancelled", "closed".

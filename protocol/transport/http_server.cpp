@@ -34,6 +34,35 @@ namespace {
 // the session stops reading until responses drain.
 constexpr std::size_t max_pipelined = 16;
 
+using request_parser = http::request_parser<http::string_body>;
+
+// The limits every request is parsed under, on a connection and in parse_request_bytes().
+void configure(request_parser& parser, const server_options& options) {
+  parser.body_limit(options.body_limit);
+  const auto header_limit = options.header_limit;
+  parser.header_limit(header_limit == 0 || header_limit > UINT32_MAX
+                          ? UINT32_MAX
+                          : static_cast<std::uint32_t>(header_limit));
+}
+
+// What the server answers a request it cannot parse: 413 over the body limit, 431 over the
+// header limit, 400 for anything else malformed.
+int refusal_status(const error_code& ec) {
+  if (ec == http::error::body_limit) return 413;
+  if (ec == http::error::header_limit) return 431;
+  return 400;
+}
+
+http_request to_request(http::request<http::string_body>&& message) {
+  http_request request;
+  request.method = std::string(message.method_string());
+  request.target = std::string(message.target());
+  for (const auto& field : message)
+    request.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+  request.body = std::move(message.body());
+  return request;
+}
+
 // One request's reply as the session sees it. Touched only on the session's strand, except
 // `open`, which handlers read from any thread.
 struct exchange_state {
@@ -279,8 +308,7 @@ class session final : public session_link, public std::enable_shared_from_this<s
     reading_ = true;
     in_body_ = false;
     parser_.emplace();
-    parser_->body_limit(shared_->options.body_limit);
-    parser_->header_limit(64 * 1024);
+    configure(*parser_, shared_->options);
     // Idle deadline only when nothing is outstanding; during a reply the read merely watches
     // for the client going away.
     if (queue_.empty()) {
@@ -288,6 +316,20 @@ class session final : public session_link, public std::enable_shared_from_this<s
     } else {
       disarm(read_timer_, read_gen_);
     }
+    if (buffer_.size() > 0 || shared_->options.header_timeout.count() <= 0) return read_header();
+    // Wait for the first byte under the idle deadline; from then on the header has
+    // header_timeout, so a client trickling a header cannot hold the connection for long.
+    stream_.async_read_some(
+        buffer_.prepare(4096), [self = this->shared_from_this()](error_code ec, std::size_t n) {
+          self->buffer_.commit(n);
+          if (ec) return self->on_read(ec);
+          if (self->closed_) return;
+          self->arm(self->read_timer_, self->read_gen_, self->shared_->options.header_timeout);
+          self->read_header();
+        });
+  }
+
+  void read_header() {
     http::async_read_header(
         stream_, buffer_, *parser_,
         [self = this->shared_from_this()](error_code ec, std::size_t) { self->on_header(ec); });
@@ -348,8 +390,10 @@ class session final : public session_link, public std::enable_shared_from_this<s
         st->keep_alive = false;
         queue_.push_back(st);
         http_response r;
-        r.status = 400;
-        r.body = "malformed request: " + ec.message() + "\n";
+        r.status = refusal_status(ec);
+        r.body = r.status == 431 ? "request header exceeds the limit of " +
+                                       std::to_string(shared_->options.header_limit) + " bytes\n"
+                                 : "malformed request: " + ec.message() + "\n";
         do_respond(st, std::move(r));
         return;
       }
@@ -371,26 +415,19 @@ class session final : public session_link, public std::enable_shared_from_this<s
     if (!st->keep_alive) read_closed_ = true;
     queue_.push_back(st);
 
-    http_request request;
-    request.method = std::string(message.method_string());
-    request.target = std::string(message.target());
-    for (const auto& field : message)
-      request.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
-    request.body = std::move(message.body());
+    http_request request = to_request(std::move(message));
     request.peer = peer_;
 
     auto handle = std::make_shared<exchange_handle>(
         std::weak_ptr<session_link>(this->shared_from_this()), st);
     try {
       shared_->handler(std::move(request), handle);
-    } catch (const std::exception& e) {
-      http_response r;
-      r.status = 500;
-      r.body = std::string("request handler failed: ") + e.what() + "\n";
-      handle->respond(std::move(r));
     } catch (...) {
+      auto failure = std::current_exception();
+      report_failure(shared_->options.on_failure, "http server: request handler", failure);
       http_response r;
       r.status = 500;
+      r.body = "request handler failed: " + describe(failure) + "\n";
       handle->respond(std::move(r));
     }
     handle.reset();
@@ -602,6 +639,33 @@ class session final : public session_link, public std::enable_shared_from_this<s
 };
 
 }  // namespace
+
+parsed_request parse_request_bytes(std::string_view bytes, const server_options& options) {
+  parsed_request out;
+  request_parser parser;
+  configure(parser, options);
+  parser.eager(true);
+  error_code ec;
+  while (!bytes.empty() && !parser.is_done()) {
+    const auto used = parser.put(net::buffer(bytes.data(), bytes.size()), ec);
+    if (ec == http::error::need_more) {
+      ec = {};
+      if (used == 0) break;  // the rest is an incomplete line: more bytes would be needed
+    }
+    if (ec) {
+      out.refusal = refusal_status(ec);
+      return out;
+    }
+    bytes.remove_prefix(used);
+  }
+  if (!parser.is_done()) {
+    // A body delimited by the end of the stream does not exist in requests: this is partial.
+    return out;
+  }
+  out.complete = true;
+  out.request = to_request(parser.release());
+  return out;
+}
 
 struct http_server::impl : std::enable_shared_from_this<http_server::impl> {
   impl(net::io_context& io_context, server_options options, request_handler handler)

@@ -8,8 +8,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/result.hpp"
+#include "protocol/transport/failure_report.hpp"
 #include "protocol/transport/http_message.hpp"
 
 namespace boost::asio {
@@ -65,7 +67,26 @@ struct server_options {
   // Most connections open at once; at the cap the server stops accepting (new clients wait in
   // the listen backlog) until one closes. Zero means no cap.
   std::size_t max_connections = 0;
+  // A request's line and headers must be complete this long after their first byte arrived
+  // (the wait for that byte is idle_timeout); a slower client is disconnected.
+  std::chrono::milliseconds header_timeout{std::chrono::seconds(10)};
+  // Largest request line plus headers (431 beyond).
+  std::size_t header_limit = 64u << 10;
+  // Where an exception thrown by the request handler is reported, besides the 500 it answers
+  // (stderr if unset).
+  failure_reporter on_failure;
 };
+
+// What the server makes of one request's bytes, without a socket: the parser, limits and
+// conversion a connection uses, for the fuzz target and tests. `refusal` is the status the
+// server would answer a request it cannot parse (400, 413, 431); `complete` is false when the
+// bytes end before the request does.
+struct parsed_request {
+  int refusal = 0;
+  bool complete = false;
+  http_request request;
+};
+parsed_request parse_request_bytes(std::string_view bytes, const server_options& options);
 
 class http_server {
  public:

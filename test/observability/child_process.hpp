@@ -74,6 +74,7 @@ class child_process {
   }
 
   void signal(int number) { ::kill(pid_, number); }
+  pid_t pid() const { return pid_; }
 
   // Waits for exit (reading output meanwhile); nullopt when the deadline passes first.
   std::optional<int> wait_exit(std::chrono::milliseconds timeout) {

@@ -4,6 +4,7 @@
 // resume from the last resourceVersion, re-list on 410).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <boost/json.hpp>
 #include <chrono>
 #include <condition_variable>
@@ -481,6 +482,62 @@ TEST_F(ScriptedServer, aWatchAnsweredWithAnHttpErrorEndsWithThatError) {
   EXPECT_EQ(
       requests()[0].target,
       "/api/v1/namespaces/default/pods?watch=true&resourceVersion=1&allowWatchBookmarks=true");
+}
+
+// A client of this fixture's server with small bounds on what it holds.
+std::shared_ptr<client> bounded_client(transport::io_runtime& io, std::uint16_t port) {
+  client_config cfg;
+  cfg.server = "http://127.0.0.1:" + std::to_string(port);
+  client_options o;
+  o.max_response_bytes = 1024;
+  o.max_watch_line_bytes = 4096;
+  auto c = client::create(io.context(), cfg, o);
+  EXPECT_TRUE(c.ok());
+  return c.ok() ? *c : nullptr;
+}
+
+TEST_F(ScriptedServer, aWatchLineLongerThanTheBoundEndsTheWatchWithTooLarge) {
+  std::mutex held_mutex;
+  std::shared_ptr<transport::http_exchange> held;  // the stream stays open: no end to wait for
+  handle([&](const transport::http_request&, std::shared_ptr<transport::http_exchange> ex) {
+    ex->start_stream(200, {{"Content-Type", "application/json"}});
+    ex->write(R"({"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"2"}}})"
+              "\n");
+    for (int i = 0; i < 4; ++i) ex->write(std::string(2000, 'x'));  // a line without an end
+    std::lock_guard lock(held_mutex);
+    held = std::move(ex);
+  });
+  auto c = bounded_client(io_, server_->port());
+  std::promise<status> ended;
+  auto f = ended.get_future();
+  std::atomic<int> events{0};
+  auto w = c->watch_raw(
+      pod::resource, "default", {}, [&](std::string_view, const bj::value&) { ++events; },
+      [&](status s) { ended.set_value(std::move(s)); });
+  auto s = wait(f);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, "too_large");
+  EXPECT_NE(s.error().message.find("4096"), std::string::npos) << s.error().message;
+  EXPECT_EQ(events.load(), 1);
+}
+
+TEST_F(ScriptedServer, aListResponseLargerThanTheBoundIsAnError) {
+  handle([](const transport::http_request&, std::shared_ptr<transport::http_exchange> ex) {
+    std::string items;
+    for (int i = 0; i < 100; ++i) {
+      items +=
+          std::string(i ? "," : "") + R"({"metadata":{"name":"pod-)" + std::to_string(i) + R"("}})";
+    }
+    ex->respond(json(200, R"({"kind":"PodList","metadata":{},"items":[)" + items + "]}"));
+  });
+  auto c = bounded_client(io_, server_->port());
+  std::promise<result<std::string>> done;
+  auto f = done.get_future();
+  c->list_raw(pod::resource, "default", {},
+              [&](result<std::string> r) { done.set_value(std::move(r)); });
+  auto r = wait(f);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("exceeds 1024 bytes"), std::string::npos) << r.error().message;
 }
 
 }  // namespace

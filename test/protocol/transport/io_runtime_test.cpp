@@ -7,6 +7,8 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "test/protocol/transport/transport_fixture.hpp"
@@ -62,6 +64,48 @@ TEST(TransportIoRuntime, ClientAndServerWorkOnAContextPolledByTheCallingThread) 
   same_port.port = port;
   http_server again(other, same_port, echo_handler());
   EXPECT_TRUE(again.start().ok());
+}
+
+TEST(TransportIoRuntime, AHandlerThatThrowsIsReportedAndTheThreadsCarryOn) {
+  waiter w;
+  std::vector<std::string> reports;
+  bool after = false;
+  io_runtime runtime(1, [&](std::string_view where, std::string_view what) {
+    w.update([&] { reports.push_back(std::string(where) + ": " + std::string(what)); });
+  });
+  boost::asio::post(runtime.context(), [] { throw std::runtime_error("completion failed"); });
+  boost::asio::post(runtime.context(), [&] { w.update([&] { after = true; }); });
+  ASSERT_TRUE(w.wait([&] { return after && reports.size() == 1; }));
+  EXPECT_EQ(runtime.failures(), 1u);
+  std::lock_guard lock(w.mutex());
+  EXPECT_NE(reports[0].find("completion failed"), std::string::npos) << reports[0];
+}
+
+TEST(TransportIoRuntime, RunReportingCountsWhatThrewAndRunsUntilTheContextStops) {
+  boost::asio::io_context io;
+  int reported = 0;
+  boost::asio::post(io, [] { throw std::logic_error("one"); });
+  boost::asio::post(io, [] { throw 7; });  // not even a std::exception
+  auto failures = run_reporting(io, [&](std::string_view, std::string_view) { ++reported; });
+  EXPECT_EQ(failures, 2u);
+  EXPECT_EQ(reported, 2);
+}
+
+TEST(TransportIoRuntime, AResponseCallbackThatThrowsIsReportedToTheClientsOwner) {
+  test_server server(echo_handler());
+  waiter w;
+  std::string report;
+  client_options options;
+  options.on_failure = [&](std::string_view where, std::string_view what) {
+    w.update([&] { report = std::string(where) + ": " + std::string(what); });
+  };
+  io_runtime io;
+  http_client client(io.context(), options);
+  client.send(server.url(), get("/"),
+              [](response_result) { throw std::runtime_error("caller's callback failed"); });
+  ASSERT_TRUE(w.wait([&] { return !report.empty(); }));
+  std::lock_guard lock(w.mutex());
+  EXPECT_EQ(report, "http client: response callback: caller's callback failed");
 }
 
 }  // namespace

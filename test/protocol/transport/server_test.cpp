@@ -290,4 +290,105 @@ TEST(TransportServer, StartFailsClearlyWhenThePortIsTaken) {
   EXPECT_NE(s.error().message.find(std::to_string(first.server.port())), std::string::npos);
 }
 
+TEST(TransportServer, AHeaderTrickledSlowerThanTheHeaderTimeoutIsCutOff) {
+  server_options options;
+  options.idle_timeout = std::chrono::seconds(30);  // waiting for a first byte may be long...
+  options.header_timeout = std::chrono::milliseconds(200);  // ...a started header may not
+  test_server server(echo_handler(), options);
+  raw_client raw(server.server.port());
+  ASSERT_TRUE(raw.connected);
+  raw.send_all("GET /slow HTTP/1.1\r\nHost: x\r\n");  // never finished
+  const auto start = std::chrono::steady_clock::now();
+  auto wire = raw.read_until([](const std::string&) { return false; });
+  EXPECT_TRUE(raw.eof);
+  EXPECT_EQ(wire, "");  // no reply: the request never became one
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+}
+
+TEST(TransportServer, AHeaderOverTheLimitGets431AndTheConnectionCloses) {
+  server_options options;
+  options.header_limit = 1024;
+  test_server server(echo_handler(), options);
+  raw_client raw(server.server.port());
+  ASSERT_TRUE(raw.connected);
+  raw.send_all("GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(4096, 'a') + "\r\n\r\n");
+  auto wire = raw.read_until([](const std::string&) { return false; });
+  EXPECT_TRUE(wire.starts_with("HTTP/1.1 431")) << wire.substr(0, 80);
+  EXPECT_TRUE(raw.eof);
+}
+
+TEST(TransportServer, AtTheConnectionCapTheNextClientWaitsUntilOneCloses) {
+  server_options options;
+  options.max_connections = 2;
+  test_server server(echo_handler(), options);
+  auto a = std::make_unique<raw_client>(server.server.port());
+  raw_client b(server.server.port());
+  ASSERT_TRUE(a->connected && b.connected);
+  // Both are served (so both are accepted and counted) before the third arrives.
+  for (auto* c : {a.get(), &b}) {
+    c->send_all("GET /held HTTP/1.1\r\nHost: x\r\n\r\n");
+    auto reply = c->read_until([](const std::string& s) { return s.find("/held") != s.npos; });
+    ASSERT_NE(reply.find("GET /held"), std::string::npos) << reply;
+  }
+  raw_client third(server.server.port());  // the kernel's backlog takes it; the server does not
+  ASSERT_TRUE(third.connected);
+  third.send_all("GET /third HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  timeval short_wait{0, 300000};
+  ::setsockopt(third.fd, SOL_SOCKET, SO_RCVTIMEO, &short_wait, sizeof short_wait);
+  EXPECT_EQ(third.read_until([](const std::string& s) { return !s.empty(); }), "");
+  EXPECT_EQ(server.server.connections(), 2u);
+  a.reset();  // one closes: the third is accepted and answered
+  timeval long_wait{5, 0};
+  ::setsockopt(third.fd, SOL_SOCKET, SO_RCVTIMEO, &long_wait, sizeof long_wait);
+  auto reply = third.read_until([](const std::string& s) { return s.find("/third") != s.npos; });
+  EXPECT_NE(reply.find("GET /third"), std::string::npos) << reply;
+}
+
+TEST(TransportServer, AHandlerThatThrowsIsReportedToTheServersOwner) {
+  std::mutex mutex;
+  std::vector<std::string> reports;
+  server_options options;
+  options.on_failure = [&](std::string_view where, std::string_view what) {
+    std::lock_guard lock(mutex);
+    reports.push_back(std::string(where) + ": " + std::string(what));
+  };
+  test_server server(
+      [](http_request, std::shared_ptr<http_exchange>) -> void {
+        throw std::runtime_error("handler exploded");
+      },
+      options);
+  io_runtime io;
+  http_client client(io.context(), {});
+  auto r = send_and_wait(client, server.url(), get("/"));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->status, 500);
+  std::lock_guard lock(mutex);
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0], "http server: request handler: handler exploded");
+}
+
+TEST(TransportRequestParser, SaysWhatTheServerWouldAnswerWithoutASocket) {
+  server_options options;
+  options.body_limit = 16;
+  options.header_limit = 256;
+  auto ok = parse_request_bytes("POST /a?b=c HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc",
+                                options);
+  EXPECT_EQ(ok.refusal, 0);
+  ASSERT_TRUE(ok.complete);
+  EXPECT_EQ(ok.request.method, "POST");
+  EXPECT_EQ(ok.request.path(), "/a");
+  EXPECT_EQ(ok.request.query(), "b=c");
+  EXPECT_EQ(ok.request.body, "abc");
+  EXPECT_EQ(parse_request_bytes("GARBAGE\r\n\r\n", options).refusal, 400);
+  EXPECT_EQ(parse_request_bytes("POST / HTTP/1.1\r\nContent-Length: 17\r\n\r\n", options).refusal,
+            413);
+  EXPECT_EQ(
+      parse_request_bytes("GET / HTTP/1.1\r\nX: " + std::string(300, 'a') + "\r\n\r\n", options)
+          .refusal,
+      431);
+  auto partial = parse_request_bytes("GET / HTTP/1.1\r\nHost:", options);
+  EXPECT_EQ(partial.refusal, 0);
+  EXPECT_FALSE(partial.complete);
+}
+
 }  // namespace
