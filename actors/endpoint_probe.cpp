@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include "actors/backoff.hpp"
+#include "actors/failure_boundary.hpp"
 #include "actors/readiness.hpp"
 #include "observability/logging.hpp"
 
@@ -23,14 +24,17 @@ using probe_pointer = protocol::endpoint_probe_actor::stateful_pointer<probe_sta
 
 protocol::endpoint_probe_actor::behavior_type probe_behavior(
     probe_pointer self, std::shared_ptr<transport::http_client> client, probe_target target,
-    probe_timing timing) {
+    probe_timing timing, std::shared_ptr<obs::karpenter_metrics> metrics) {
   self->state.client = std::move(client);
   self->state.target = std::move(target);
   self->state.timing = timing;
   self->state.delay = backoff(timing.initial_backoff, timing.max_backoff);
   report_readiness(self->system(), {self->state.target.component, false, "not connected yet"});
   self->send(self, protocol::probe_atom::value);
-  return {
+  auto boundary = make_boundary("endpoint_probe", metrics);
+  install_boundary(self, boundary);
+  return guarded_behavior<protocol::endpoint_probe_actor::behavior_type>(
+      boundary,
       [self](protocol::probe_atom) {
         auto& state = self->state;
         if (state.probing) return;
@@ -70,8 +74,7 @@ protocol::endpoint_probe_actor::behavior_type probe_behavior(
                            {"retry_in_ms", std::to_string(next.count())}});
         }
         self->delayed_send(self, next, protocol::probe_atom::value);
-      },
-  };
+      });
 }
 
 }  // namespace
@@ -91,10 +94,11 @@ protocol::probe_outcome classify_probe_response(const transport::response_result
   return {false, status, "unexpected HTTP " + std::to_string(status)};
 }
 
-protocol::endpoint_probe_actor spawn_endpoint_probe(caf::actor_system& system,
-                                                    std::shared_ptr<transport::http_client> client,
-                                                    probe_target target, probe_timing timing) {
-  return system.spawn(probe_behavior, std::move(client), std::move(target), timing);
+protocol::endpoint_probe_actor spawn_endpoint_probe(
+    caf::actor_system& system, std::shared_ptr<transport::http_client> client, probe_target target,
+    probe_timing timing, std::shared_ptr<obs::karpenter_metrics> metrics) {
+  return system.spawn(probe_behavior, std::move(client), std::move(target), timing,
+                      std::move(metrics));
 }
 
 }  // namespace kp::actors

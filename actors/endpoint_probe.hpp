@@ -9,6 +9,7 @@
 
 #include <caf/actor_system.hpp>
 
+#include "observability/karpenter_metrics.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/transport/http_client.hpp"
 
@@ -35,8 +36,8 @@ struct probe_timing {
 protocol::probe_outcome classify_probe_response(const transport::response_result& response,
                                                 bool any_http_status_connects);
 
-protocol::endpoint_probe_actor spawn_endpoint_probe(caf::actor_system& system,
-                                                    std::shared_ptr<transport::http_client> client,
-                                                    probe_target target, probe_timing timing = {});
+protocol::endpoint_probe_actor spawn_endpoint_probe(
+    caf::actor_system& system, std::shared_ptr<transport::http_client> client, probe_target target,
+    probe_timing timing = {}, std::shared_ptr<obs::karpenter_metrics> metrics = {});
 
 }  // namespace kp::actors

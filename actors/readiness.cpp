@@ -4,6 +4,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/failure_boundary.hpp"
 #include "observability/logging.hpp"
 
 namespace kp::actors {
@@ -18,9 +19,12 @@ struct readiness_state {
 
 protocol::readiness_actor::behavior_type readiness_behavior(
     protocol::readiness_actor::stateful_pointer<readiness_state> self,
-    std::shared_ptr<obs::health_state> health) {
+    std::shared_ptr<obs::health_state> health, std::shared_ptr<obs::karpenter_metrics> metrics) {
   self->state.health = std::move(health);
-  return {
+  auto boundary = make_boundary("readiness", metrics);
+  install_boundary(self, boundary);
+  return guarded_behavior<protocol::readiness_actor::behavior_type>(
+      boundary,
       [self](protocol::readiness_report& report) {
         auto& state = self->state;
         auto previous = state.last.find(report.component);
@@ -41,15 +45,15 @@ protocol::readiness_actor::behavior_type readiness_behavior(
       [self](protocol::readiness_atom) -> std::tuple<bool, std::string> {
         auto report = self->state.health->readiness();
         return std::make_tuple(report.ok, report.body);
-      },
-  };
+      });
 }
 
 }  // namespace
 
 protocol::readiness_actor spawn_readiness(caf::actor_system& system,
-                                          std::shared_ptr<obs::health_state> health) {
-  auto actor = system.spawn(readiness_behavior, std::move(health));
+                                          std::shared_ptr<obs::health_state> health,
+                                          std::shared_ptr<obs::karpenter_metrics> metrics) {
+  auto actor = system.spawn(readiness_behavior, std::move(health), std::move(metrics));
   system.registry().put(protocol::readiness_atom::value, actor);
   return actor;
 }

@@ -5,6 +5,7 @@
 #include <caf/all.hpp>
 
 #include "actors/backoff.hpp"
+#include "actors/failure_boundary.hpp"
 #include "observability/logging.hpp"
 
 namespace kp::actors {
@@ -36,7 +37,9 @@ void start_child(supervisor_pointer self, running_child& child) {
 
 protocol::supervisor_actor::behavior_type supervisor_behavior(supervisor_pointer self,
                                                               std::vector<child_spec> specs,
-                                                              restart_policy policy) {
+                                                              restart_policy policy,
+                                                              boundary_ptr boundary) {
+  install_boundary(self, boundary);
   self->state.max_delay = policy.max_delay;
   for (auto& spec : specs) {
     auto name = spec.name;
@@ -45,7 +48,7 @@ protocol::supervisor_actor::behavior_type supervisor_behavior(supervisor_pointer
                             backoff(policy.initial_delay, policy.max_delay)});
     start_child(self, it->second);
   }
-  self->set_down_handler([self](caf::down_msg& down) {
+  self->set_down_handler(guarded(boundary, [self](caf::down_msg& down) {
     if (self->state.stopping) return;
     for (auto& [name, child] : self->state.children) {
       if (child.handle && child.handle.address() == down.source) {
@@ -61,7 +64,7 @@ protocol::supervisor_actor::behavior_type supervisor_behavior(supervisor_pointer
         return;
       }
     }
-  });
+  }));
   self->set_exit_handler([self](caf::exit_msg& exit) {
     self->state.stopping = true;
     for (auto& [name, child] : self->state.children) {
@@ -71,7 +74,8 @@ protocol::supervisor_actor::behavior_type supervisor_behavior(supervisor_pointer
                          {{"count", std::to_string(self->state.children.size())}});
     self->quit(exit.reason);
   });
-  return {
+  return guarded_behavior<protocol::supervisor_actor::behavior_type>(
+      boundary,
       [self](protocol::children_atom) {
         std::vector<std::string> names;
         for (const auto& [name, child] : self->state.children) {
@@ -83,16 +87,16 @@ protocol::supervisor_actor::behavior_type supervisor_behavior(supervisor_pointer
         auto it = self->state.children.find(name);
         if (self->state.stopping || it == self->state.children.end() || it->second.handle) return;
         start_child(self, it->second);
-      },
-  };
+      });
 }
 
 }  // namespace
 
 protocol::supervisor_actor spawn_supervisor(caf::actor_system& system,
-                                            std::vector<child_spec> children,
-                                            restart_policy policy) {
-  return system.spawn(supervisor_behavior, std::move(children), policy);
+                                            std::vector<child_spec> children, restart_policy policy,
+                                            std::shared_ptr<obs::karpenter_metrics> metrics) {
+  return system.spawn(supervisor_behavior, std::move(children), policy,
+                      make_boundary("supervisor", metrics));
 }
 
 }  // namespace kp::actors

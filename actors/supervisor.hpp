@@ -10,6 +10,7 @@
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
+#include "observability/karpenter_metrics.hpp"
 #include "protocol/messages.hpp"
 
 namespace kp::actors {
@@ -25,8 +26,10 @@ struct restart_policy {
   std::chrono::milliseconds max_delay{std::chrono::seconds(30)};
 };
 
+// `metrics` (optional) counts failures at its boundary.
 protocol::supervisor_actor spawn_supervisor(caf::actor_system& system,
                                             std::vector<child_spec> children,
-                                            restart_policy policy = {});
+                                            restart_policy policy = {},
+                                            std::shared_ptr<obs::karpenter_metrics> metrics = {});
 
 }  // namespace kp::actors

@@ -19,6 +19,7 @@
 #include <prometheus/registry.h>
 #include <caf/all.hpp>
 
+#include "actors/failure_boundary.hpp"
 #include "observability/karpenter_metrics.hpp"
 
 namespace kp::actors::cluster_state {
@@ -324,6 +325,8 @@ impl_actor::behavior_type cluster_state_behavior(self_ptr self,
     st.pending_gauge->Set(0);
   }
   st.latest = build_snapshot(st, 0, false);
+  auto boundary = make_boundary("cluster_state", st.metrics);
+  install_boundary(self, boundary);
   self->set_down_handler([self](caf::down_msg& down) {
     auto& subs = self->state.subscribers;
     subs.erase(
@@ -331,28 +334,21 @@ impl_actor::behavior_type cluster_state_behavior(self_ptr self,
                        [&](const snapshot_listener& s) { return s.address() == down.source; }),
         subs.end());
   });
-  return {
-      replaced_handler<kube::pod>(self),
-      changed_handler<kube::pod>(self),
-      replaced_handler<kube::node>(self),
-      changed_handler<kube::node>(self),
-      replaced_handler<kube::node_claim>(self),
-      changed_handler<kube::node_claim>(self),
-      replaced_handler<kube::node_pool>(self),
-      changed_handler<kube::node_pool>(self),
+  return guarded_behavior<impl_actor::behavior_type>(
+      boundary, replaced_handler<kube::pod>(self), changed_handler<kube::pod>(self),
+      replaced_handler<kube::node>(self), changed_handler<kube::node>(self),
+      replaced_handler<kube::node_claim>(self), changed_handler<kube::node_claim>(self),
+      replaced_handler<kube::node_pool>(self), changed_handler<kube::node_pool>(self),
       replaced_handler<kube::proxmox_node_class>(self),
       changed_handler<kube::proxmox_node_class>(self),
-      replaced_handler<kube::proxmox_template>(self),
-      changed_handler<kube::proxmox_template>(self),
+      replaced_handler<kube::proxmox_template>(self), changed_handler<kube::proxmox_template>(self),
       replaced_handler<kube::proxmox_unmanaged_template>(self),
       changed_handler<kube::proxmox_unmanaged_template>(self),
-      replaced_handler<kube::daemon_set>(self),
-      changed_handler<kube::daemon_set>(self),
+      replaced_handler<kube::daemon_set>(self), changed_handler<kube::daemon_set>(self),
       replaced_handler<kube::pod_disruption_budget>(self),
       changed_handler<kube::pod_disruption_budget>(self),
       replaced_handler<kube::volume_attachment>(self),
-      changed_handler<kube::volume_attachment>(self),
-      replaced_handler<kube::secret>(self),
+      changed_handler<kube::volume_attachment>(self), replaced_handler<kube::secret>(self),
       changed_handler<kube::secret>(self),
       [self](subscribe_atom, snapshot_listener listener) {
         auto& state = self->state;
@@ -367,8 +363,7 @@ impl_actor::behavior_type cluster_state_behavior(self_ptr self,
       },
       [self](snapshot_atom) -> snapshot_ptr { return self->state.latest; },
       [self](publish_atom) { publish(self); },
-      [self](subscribers_atom) -> std::size_t { return self->state.subscribers.size(); },
-  };
+      [self](subscribers_atom) -> std::size_t { return self->state.subscribers.size(); });
 }
 
 }  // namespace

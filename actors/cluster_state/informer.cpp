@@ -10,6 +10,7 @@
 #include <caf/all.hpp>
 
 #include "actors/continuation.hpp"
+#include "actors/failure_boundary.hpp"
 #include "observability/logging.hpp"
 #include "protocol/kube/informer.hpp"
 
@@ -37,11 +38,11 @@ struct informer_state {
 template <class T>
 using self_ptr = informer_actor::stateful_pointer<informer_state<T>>;
 
-// Runs `work` inside the informer if it still exists.
-void post(const caf::weak_actor_ptr& weak, std::function<void()> work) {
+// Runs `work` inside the informer if it still exists; `subject` names what it is for.
+void post(const caf::weak_actor_ptr& weak, std::function<void()> work, std::string subject) {
   if (auto strong = weak.lock()) {
     caf::anon_send(caf::actor_cast<informer_actor>(strong), resume_atom::value,
-                   continuation{std::move(work)});
+                   continuation{std::move(work), std::move(subject)});
   }
 }
 
@@ -87,13 +88,14 @@ void on_event(self_ptr<T> self, bool deleted, std::shared_ptr<const T> object) {
 }
 
 template <class T>
-informer_actor::behavior_type informer_behavior(self_ptr<T> self,
-                                                std::shared_ptr<kube::client> client,
-                                                protocol::informer_sink<T> sink,
-                                                std::string namespace_,
-                                                kube::reflector_options reflector,
-                                                std::chrono::milliseconds resync_period) {
+informer_actor::behavior_type informer_behavior(
+    self_ptr<T> self, std::shared_ptr<kube::client> client, protocol::informer_sink<T> sink,
+    std::string namespace_, kube::reflector_options reflector,
+    std::chrono::milliseconds resync_period, std::shared_ptr<obs::karpenter_metrics> metrics) {
   auto& st = self->state;
+  const std::string kind(T::resource.kind);
+  auto boundary = make_boundary("informer." + std::string(T::resource.plural), metrics);
+  install_boundary(self, boundary);
   st.sink = std::move(sink);
   st.resync_period = resync_period;
   caf::weak_actor_ptr weak = self->ctrl();
@@ -101,16 +103,21 @@ informer_actor::behavior_type informer_behavior(self_ptr<T> self,
   kube::informer_callbacks<T> callbacks;
   // `self` travels through the io thread untouched: it is dereferenced only when the
   // continuation runs inside the actor, which means the actor is alive.
-  callbacks.on_replace = [weak, self](std::vector<T> items, const std::string&) {
-    post(weak,
-         [self, items = std::move(items)]() mutable { on_replace<T>(self, std::move(items)); });
+  callbacks.on_replace = [weak, self, kind](std::vector<T> items, const std::string&) {
+    post(
+        weak, [self, items = std::move(items)]() mutable { on_replace<T>(self, std::move(items)); },
+        "the list of every " + kind);
   };
-  callbacks.on_event = [weak, self](std::string_view type, T object) {
+  callbacks.on_event = [weak, self, kind](std::string_view type, T object) {
     bool deleted = type == "DELETED";
     auto shared = std::make_shared<const T>(std::move(object));
-    post(weak, [self, deleted, shared = std::move(shared)]() mutable {
-      on_event<T>(self, deleted, std::move(shared));
-    });
+    std::string subject = kind + " " + protocol::object_key_of(*shared);
+    post(
+        weak,
+        [self, deleted, shared = std::move(shared)]() mutable {
+          on_event<T>(self, deleted, std::move(shared));
+        },
+        std::move(subject));
   };
   callbacks.on_error = [log](const kp::error& e) {
     // The reflector retries by itself; this is for the logs only. 410 Expired is routine (the
@@ -126,15 +133,14 @@ informer_actor::behavior_type informer_behavior(self_ptr<T> self,
   // Nobody to report to: stop watching.
   self->monitor(st.sink);
   self->set_down_handler([self](caf::down_msg&) { self->quit(caf::exit_reason::user_shutdown); });
-  return {
-      [self](resume_atom, continuation& c) { c.run(); },
+  return guarded_behavior<informer_actor::behavior_type>(
+      boundary, [boundary](resume_atom, continuation& c) { boundary->run(c); },
       [self](resync_atom, std::uint64_t generation) {
         auto& state = self->state;
         if (generation != state.resync_generation || !state.listed) return;
         send_whole_map(self);
         arm_resync(self);
-      },
-  };
+      });
 }
 
 }  // namespace
@@ -143,16 +149,19 @@ template <class T>
 caf::actor spawn_informer(caf::actor_system& system, std::shared_ptr<kube::client> client,
                           protocol::informer_sink<T> sink, std::string namespace_,
                           kube::reflector_options reflector,
-                          std::chrono::milliseconds resync_period) {
-  auto handle = system.spawn(&informer_behavior<T>, std::move(client), std::move(sink),
-                             std::move(namespace_), std::move(reflector), resync_period);
+                          std::chrono::milliseconds resync_period,
+                          std::shared_ptr<obs::karpenter_metrics> metrics) {
+  auto handle =
+      system.spawn(&informer_behavior<T>, std::move(client), std::move(sink), std::move(namespace_),
+                   std::move(reflector), resync_period, std::move(metrics));
   return caf::actor_cast<caf::actor>(handle);
 }
 
-#define KP_INFORMER_KIND(T)                                                                \
-  template caf::actor spawn_informer<T>(caf::actor_system&, std::shared_ptr<kube::client>, \
-                                        protocol::informer_sink<T>, std::string,           \
-                                        kube::reflector_options, std::chrono::milliseconds);
+#define KP_INFORMER_KIND(T)                                                                 \
+  template caf::actor spawn_informer<T>(caf::actor_system&, std::shared_ptr<kube::client>,  \
+                                        protocol::informer_sink<T>, std::string,            \
+                                        kube::reflector_options, std::chrono::milliseconds, \
+                                        std::shared_ptr<obs::karpenter_metrics>);
 KP_INFORMER_KIND(kube::pod)
 KP_INFORMER_KIND(kube::node)
 KP_INFORMER_KIND(kube::node_claim)
@@ -172,9 +181,9 @@ std::vector<caf::actor> spawn_informers(caf::actor_system& system,
                                         const informer_options& options) {
   std::vector<caf::actor> out;
   auto add = [&]<class T>(std::string namespace_, kube::reflector_options reflector) {
-    out.push_back(
-        spawn_informer<T>(system, client, caf::actor_cast<protocol::informer_sink<T>>(sink),
-                          std::move(namespace_), std::move(reflector), options.resync_period));
+    out.push_back(spawn_informer<T>(
+        system, client, caf::actor_cast<protocol::informer_sink<T>>(sink), std::move(namespace_),
+        std::move(reflector), options.resync_period, options.metrics));
   };
   const auto& all = options.reflector;
   add.operator()<kube::pod>("", all);

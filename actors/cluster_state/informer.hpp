@@ -11,6 +11,7 @@
 
 #include <caf/fwd.hpp>
 
+#include "observability/karpenter_metrics.hpp"
 #include "protocol/controller_messages.hpp"
 #include "protocol/kube/client.hpp"
 
@@ -24,6 +25,8 @@ struct informer_options {
   std::chrono::milliseconds resync_period{std::chrono::minutes(10)};
   // Backoff, page size and watch lengths for every reflector (selectors are set per kind).
   kube::reflector_options reflector;
+  // Counts failures at the informers' boundaries (may be null).
+  std::shared_ptr<obs::karpenter_metrics> metrics;
 };
 
 // One informer for kind T in `namespace_` ("" = all namespaces, or a cluster-scoped kind).
@@ -32,7 +35,8 @@ template <class T>
 caf::actor spawn_informer(caf::actor_system& system, std::shared_ptr<kube::client> client,
                           protocol::informer_sink<T> sink, std::string namespace_,
                           kube::reflector_options reflector,
-                          std::chrono::milliseconds resync_period);
+                          std::chrono::milliseconds resync_period,
+                          std::shared_ptr<obs::karpenter_metrics> metrics = {});
 
 // The eleven informers cluster_state needs, all reporting to `sink`. Keep the handles: the
 // informers live while someone holds them (or until they are sent an exit message).

@@ -16,6 +16,7 @@
 #include "actors/controller_context.hpp"
 #include "actors/disruption/disruption_actor.hpp"
 #include "actors/event_recorder/event_recorder.hpp"
+#include "actors/failure_boundary.hpp"
 #include "actors/garbage_collection/garbage_collector.hpp"
 #include "actors/kproximate_gauges/kproximate_gauges.hpp"
 #include "actors/leader_election/leader_elector.hpp"
@@ -203,11 +204,15 @@ void start(self_ptr self) {
   st.children->infrastructure.push_back(untyped(ctx.cluster_state));
   cluster_state::informer_options io;
   io.system_namespace = ctx.settings.system_namespace;
+  io.metrics = ctx.metrics;
   for (auto& informer : cluster_state::spawn_informers(sys, ctx.kube, ctx.cluster_state, io)) {
     st.children->infrastructure.push_back(informer);
   }
+  event_recorder::event_recorder_options eo;
+  eo.reporting_component = "karpenter";
+  eo.metrics = ctx.metrics;
   ctx.events = event_recorder::spawn_event_recorder(
-      sys, st.in.events_kube ? st.in.events_kube : ctx.kube, "karpenter");
+      sys, st.in.events_kube ? st.in.events_kube : ctx.kube, std::move(eo));
   st.children->infrastructure.push_back(untyped(ctx.events));
 
   if (ctx.settings.disable_leader_election) {
@@ -218,6 +223,7 @@ void start(self_ptr self) {
     auto leo =
         leader_election::options_from(ctx.settings, st.in.identity, ctx.kube->config().namespace_);
     leo.wall_clock_ms = ctx.wall_clock_ms;
+    leo.metrics = ctx.metrics;
     auto elector =
         leader_election::spawn_leader_elector(sys, st.in.lease_kube ? st.in.lease_kube : ctx.kube,
                                               leo, caf::actor_cast<leadership_listener>(self));
@@ -293,6 +299,9 @@ controller_impl::behavior_type controller_behavior(self_ptr self, controller_inp
       caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
     }
   });
+  // The controller's one job is wiring the others up: a failure there is not confined but
+  // reported by the boundary's last net, and the supervisor starts the controller afresh.
+  install_boundary(self, make_boundary("controller", ctx.metrics));
   // A child that stops by itself is a failure: stop, and let the supervisor start afresh.
   self->set_down_handler([self](caf::down_msg& down) {
     self->state.log.error("a controller actor stopped; restarting the controller",

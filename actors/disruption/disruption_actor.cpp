@@ -11,6 +11,7 @@
 #include "actors/disruption/decision_labels.hpp"
 #include "actors/disruption/disruption_input.hpp"
 #include "actors/disruption/replacement.hpp"
+#include "actors/failure_boundary.hpp"
 #include "core/disruption/conservative.hpp"
 #include "core/disruption/repair.hpp"
 #include "core/model/labels.hpp"
@@ -530,25 +531,30 @@ impl_actor::behavior_type disruption_behavior(self_ptr self, controller_context 
   st.writes = std::move(writes);
   st.rng.seed(st.opts.seed != 0 ? st.opts.seed : std::random_device{}());
   self->delayed_send(self, st.opts.period, tick_atom::value);
-  return {
+  auto boundary = make_boundary("disruption", st.ctx.metrics);
+  install_boundary(self, boundary);
+  return guarded_behavior<impl_actor::behavior_type>(
+      boundary,
       [self](const snapshot_ptr& snap) {
         if (!snap) return;
         self->state.latest = snap;
         if (self->state.ph == state::phase::executing) check_waiting(self);
       },
-      [self](tick_atom) {
+      [self, boundary](tick_atom) {
         auto& s = self->state;
         self->delayed_send(self, s.opts.period, tick_atom::value);
         if (!s.latest || !s.latest->synced) return;
-        if (s.ph == state::phase::idle)
-          run_pass(self);
-        else
+        if (s.ph == state::phase::idle) {
+          // A pass that fails is abandoned whole; the next tick starts a fresh one.
+          if (!boundary->contain("a disruption pass", [&] { run_pass(self); }) && s.running.empty())
+            s.ph = state::phase::idle;
+        } else {
           forceful_pass(self);
+        }
       },
       [self](validate_atom, std::uint64_t cycle) { on_validate(self, cycle); },
       [self](timeout_atom, std::uint64_t id) { on_timeout(self, id); },
-      [](resume_atom, continuation& c) { c.run(); },
-  };
+      [boundary](resume_atom, continuation& c) { boundary->run(c); });
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "actors/continuation.hpp"
 #include "actors/event_recorder/event_dedup.hpp"
+#include "actors/failure_boundary.hpp"
 #include "observability/logging.hpp"
 #include "protocol/kube/core_v1.hpp"
 #include "protocol/kube/model_translation.hpp"
@@ -156,11 +157,12 @@ impl_actor::behavior_type recorder_behavior(self_ptr self, std::shared_ptr<kube:
   st.recent = std::make_unique<recent_events>(opt.max_remembered, opt.dedup_window);
   st.limiter =
       std::make_unique<object_rate_limiter>(opt.max_remembered, opt.burst, opt.refill_every);
+  auto boundary = make_boundary("event_recorder", opt.metrics);
+  install_boundary(self, boundary);
   st.opt = std::move(opt);
-  return {
-      [self](event_record& rec) { record(self, rec); },
-      [self](resume_atom, continuation& c) { c.run(); },
-  };
+  return guarded_behavior<impl_actor::behavior_type>(
+      boundary, [self](event_record& rec) { record(self, rec); },
+      [boundary](resume_atom, continuation& c) { boundary->run(c); });
 }
 
 }  // namespace

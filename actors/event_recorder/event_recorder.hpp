@@ -12,6 +12,7 @@
 
 #include <caf/fwd.hpp>
 
+#include "observability/karpenter_metrics.hpp"
 #include "protocol/controller_messages.hpp"
 #include "protocol/kube/client.hpp"
 
@@ -24,7 +25,8 @@ struct event_recorder_options {
   // Per object: `burst` Events at once, then one per `refill_every` (client-go's spam filter).
   double burst = 25;
   std::chrono::milliseconds refill_every{std::chrono::minutes(5)};
-  std::function<std::int64_t()> wall_clock_ms;  // empty: the system clock
+  std::function<std::int64_t()> wall_clock_ms;      // empty: the system clock
+  std::shared_ptr<obs::karpenter_metrics> metrics;  // counts failures at its boundary; may be null
 };
 
 protocol::event_recorder_actor spawn_event_recorder(caf::actor_system& system,

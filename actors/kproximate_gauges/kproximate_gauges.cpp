@@ -6,6 +6,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/failure_boundary.hpp"
 #include "actors/kproximate_gauges/kproximate_figures.hpp"
 
 namespace kp::actors::kproximate_gauges {
@@ -32,6 +33,7 @@ struct gauges_state {
   snapshot_ptr latest;
   std::map<std::string, std::uint32_t> vms;  // by region, the last answer
   gauges g;
+  boundary_ptr boundary;
 };
 
 using self_ptr = impl_actor::stateful_pointer<gauges_state>;
@@ -59,14 +61,14 @@ void refresh(self_ptr self) {
   for (const auto& [name, region] : st.ctx.regions) {
     if (!region) continue;
     self->request(region, st.opt.inventory_timeout, inventory_atom::value)
-        .then(
-            [self, name = name](const region_inventory& inv) {
-              self->state.vms[name] = inv.vms;
-              publish_vms(self->state);
-            },
-            [](const caf::error&) {
-              // A slow or failing region keeps its last count; readiness reports the failure.
-            });
+        .then(guarded(st.boundary,
+                      [self, name = name](const region_inventory& inv) {
+                        self->state.vms[name] = inv.vms;
+                        publish_vms(self->state);
+                      }),
+              [](const caf::error&) {
+                // A slow or failing region keeps its last count; readiness reports the failure.
+              });
   }
 }
 
@@ -86,16 +88,19 @@ impl_actor::behavior_type gauges_behavior(self_ptr self, controller_context ctx,
     st.g.cpu_allocated = &m.cpu_allocated_total.Add({});
     st.g.memory_allocated = &m.memory_allocated_total.Add({});
   }
+  st.boundary = make_boundary("kproximate_gauges", st.ctx.metrics);
+  install_boundary(self, st.boundary);
   self->send(self, tick_atom::value);
-  return {
+  return guarded_behavior<impl_actor::behavior_type>(
+      st.boundary,
       [self](snapshot_ptr& snap) {
         if (snap && snap->synced) self->state.latest = std::move(snap);
       },
       [self](tick_atom) {
-        refresh(self);
+        // The next tick first: a refresh that fails must not end the refreshing.
         self->delayed_send(self, self->state.opt.refresh, tick_atom::value);
-      },
-  };
+        refresh(self);
+      });
 }
 
 }  // namespace

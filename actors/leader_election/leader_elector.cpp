@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 
 #include "actors/continuation.hpp"
+#include "actors/failure_boundary.hpp"
 #include "actors/leader_election/lease_decision.hpp"
 #include "observability/logging.hpp"
 
@@ -178,21 +179,23 @@ impl_actor::behavior_type elector_behavior(self_ptr self, std::shared_ptr<kube::
     hold->kube->update<kube::lease>(released(hold->last_written, hold->now()),
                                     [](result<kube::lease>) {});
   });
+  auto boundary = make_boundary("leader_elector", st.opt.metrics);
+  install_boundary(self, boundary);
   attempt(self);
   self->delayed_send(self, st.opt.retry_period, tick_atom::value);
-  return {
-      [self](leadership_atom) { return self->state.hold->leading; },
-      [self](resume_atom, continuation& c) { c.run(); },
+  return guarded_behavior<impl_actor::behavior_type>(
+      boundary, [self](leadership_atom) { return self->state.hold->leading; },
+      [boundary](resume_atom, continuation& c) { boundary->run(c); },
       [self](tick_atom) {
-        attempt(self);
+        // The next attempt first: one that fails must not end the attempts.
         self->delayed_send(self, self->state.opt.retry_period, tick_atom::value);
+        attempt(self);
       },
       [self](deadline_atom, std::uint64_t armed_at) {
         if (armed_at == self->state.renewals) {
           lose(self, "no renewal within the renew deadline");
         }
-      },
-  };
+      });
 }
 
 }  // namespace

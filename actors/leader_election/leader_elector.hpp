@@ -13,6 +13,7 @@
 #include <caf/fwd.hpp>
 
 #include "config/settings.hpp"
+#include "observability/karpenter_metrics.hpp"
 #include "protocol/controller_messages.hpp"
 #include "protocol/kube/client.hpp"
 
@@ -30,6 +31,8 @@ struct leader_election_options {
   std::function<std::int64_t()> wall_clock_ms;  // empty: the system clock
   // Give the Lease up on exit. Tests turn it off to stand for a replica that crashed.
   bool release_on_exit = true;
+  // Counts failures at its boundary; may be null.
+  std::shared_ptr<obs::karpenter_metrics> metrics;
 };
 
 // The options from the settings (LEADER_ELECTION_NAME, _NAMESPACE, _LEASE_DURATION,

@@ -3,11 +3,13 @@
 // more evaluation follows, so bursts of snapshots cost one pass.
 #include "actors/nodeclass_status/nodeclass_status.hpp"
 
+#include <optional>
 #include <set>
 
 #include <caf/all.hpp>
 
 #include "actors/continuation.hpp"
+#include "actors/failure_boundary.hpp"
 #include "actors/nodeclaim/claim_conditions.hpp"
 #include "actors/nodeclass_status/nodeclass_conditions.hpp"
 #include "actors/nodeclass_status/nodeclass_hash.hpp"
@@ -33,6 +35,8 @@ struct status_state {
   status_refusals refusals;
   bool busy = false;
   bool dirty = false;
+  caf::actor_clock::time_point busy_since;
+  boundary_ptr boundary;
   static inline const char* name = "nodeclass-status";
 };
 
@@ -117,8 +121,14 @@ void evaluate_all(self_ptr self, std::shared_ptr<std::vector<protocol::region_in
     for (const auto& [key, nc] : *snapshot->node_classes) {
       (void)key;
       if (nc->metadata.deletion_timestamp) continue;
-      auto v = evaluate_node_class(*nc, *snapshot, *invs, *secrets,
-                                   nodeclaim::template_secret_scope_of(st.ctx.settings));
+      // One node class that cannot be evaluated must not hold up the others.
+      std::optional<nodeclass_verdict> verdict;
+      st.boundary->contain("ProxmoxNodeClass " + nc->metadata.name, [&] {
+        verdict = evaluate_node_class(*nc, *snapshot, *invs, *secrets,
+                                      nodeclaim::template_secret_scope_of(st.ctx.settings));
+      });
+      if (!verdict) continue;
+      const auto& v = *verdict;
       if (!nodeclass_hash_current(*nc)) stamp_hash(self, *nc);
       auto updated = *nc;
       auto& conds = updated.status.conditions;
@@ -207,6 +217,7 @@ void run(self_ptr self) {
   }
   if (!st.snapshot || !st.snapshot->node_classes || st.snapshot->node_classes->empty()) return;
   st.busy = true;
+  st.busy_since = self->clock().now();
   auto invs = std::make_shared<std::vector<protocol::region_inventory>>();
   auto pending = std::make_shared<int>(1);
   auto one_done = [self, invs, pending] {
@@ -237,19 +248,28 @@ impl_actor::behavior_type status_behavior(self_ptr self, controller_context ctx)
       self->state.ctx.settings.proxmox_inventory_interval);
   if (period < 1s) period = 1s;
   self->delayed_send(self, period, tick_atom::value);
-  return {
+  auto boundary = make_boundary("nodeclass_status", self->state.ctx.metrics);
+  self->state.boundary = boundary;
+  install_boundary(self, boundary);
+  return guarded_behavior<impl_actor::behavior_type>(
+      boundary,
       [self](protocol::snapshot_ptr snapshot) {
         // Before every informer listed once, a missing object proves nothing.
         if (!snapshot || !snapshot->synced) return;
         self->state.snapshot = std::move(snapshot);
         run(self);
       },
-      [self](resume_atom, continuation& c) { c.run(); },
+      [boundary](resume_atom, continuation& c) { boundary->run(c); },
       [self, period](tick_atom) {
-        run(self);
         self->delayed_send(self, period, tick_atom::value);
-      },
-  };
+        auto& st = self->state;
+        // A pass whose step failed never finishes by itself: give it up after a few periods.
+        if (st.busy && self->clock().now() - st.busy_since > 5 * period) {
+          st.log.warn("an evaluation did not finish; starting afresh");
+          st.busy = false;
+        }
+        run(self);
+      });
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <caf/all.hpp>
 
 #include "actors/continuation.hpp"
+#include "actors/failure_boundary.hpp"
 #include "actors/nodepool_status/nodepool_status_plan.hpp"
 #include "actors/status_refusals.hpp"
 #include "observability/logging.hpp"
@@ -37,6 +38,7 @@ struct status_state {
   std::map<std::string, pool_record> pools;
   status_refusals refusals;
   obs::logger log{"nodepool.status"};
+  boundary_ptr boundary;
 };
 
 using self_ptr = impl_actor::stateful_pointer<status_state>;
@@ -155,19 +157,21 @@ void reconcile(self_ptr self, const kube::node_pool& pool) {
             caf::actor_cast<impl_actor>(self),
             [self, name, generation, digest](result<kube::node_pool> r) {
               write_done(self, name, r, "status", generation, digest);
-            }),
+            },
+            "NodePool " + name),
         "status");
   }
   if (hash_needed) {
     ++rec.in_flight;
     rec.written_hash = hash;
     if (st.opt.on_write) st.opt.on_write(name, "hash");
-    st.ctx.kube->patch<kube::node_pool>(
-        {"", name}, kube::patch_type::merge, hash_patch(pool),
-        resume_in<result<kube::node_pool>>(caf::actor_cast<impl_actor>(self),
-                                           [self, name, generation](result<kube::node_pool> r) {
-                                             write_done(self, name, r, "hash", generation, "");
-                                           }));
+    st.ctx.kube->patch<kube::node_pool>({"", name}, kube::patch_type::merge, hash_patch(pool),
+                                        resume_in<result<kube::node_pool>>(
+                                            caf::actor_cast<impl_actor>(self),
+                                            [self, name, generation](result<kube::node_pool> r) {
+                                              write_done(self, name, r, "hash", generation, "");
+                                            },
+                                            "NodePool " + name));
   }
 }
 
@@ -180,7 +184,8 @@ void on_snapshot(self_ptr self, snapshot_ptr snap) {
     for (const auto& [key, pool] : *st.latest->node_pools) {
       if (!is_managed(*pool)) continue;
       seen.insert(pool->metadata.name);
-      reconcile(self, *pool);
+      // Confined to the pool: the others still get their status.
+      st.boundary->contain("NodePool " + pool->metadata.name, [&] { reconcile(self, *pool); });
     }
   }
   for (auto it = st.pools.begin(); it != st.pools.end();) {
@@ -197,10 +202,12 @@ impl_actor::behavior_type status_behavior(self_ptr self, controller_context ctx,
                                           nodepool_status_options opt) {
   self->state.ctx = std::move(ctx);
   self->state.opt = std::move(opt);
-  return {
-      [self](snapshot_ptr& snap) { on_snapshot(self, std::move(snap)); },
-      [self](resume_atom, continuation& c) { c.run(); },
-  };
+  auto boundary = make_boundary("nodepool_status", self->state.ctx.metrics);
+  self->state.boundary = boundary;
+  install_boundary(self, boundary);
+  return guarded_behavior<impl_actor::behavior_type>(
+      boundary, [self](snapshot_ptr& snap) { on_snapshot(self, std::move(snap)); },
+      [boundary](resume_atom, continuation& c) { boundary->run(c); });
 }
 
 }  // namespace

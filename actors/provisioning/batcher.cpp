@@ -4,6 +4,8 @@
 
 #include <caf/all.hpp>
 
+#include "actors/failure_boundary.hpp"
+
 namespace kp::actors::provisioning {
 namespace {
 
@@ -45,7 +47,10 @@ batcher_impl::behavior_type batcher_behavior(batcher_pointer self, controller_co
     st.seen.clear();
     self->send(provisioner, out);
   };
-  return {
+  auto boundary = make_boundary("batcher", shared->metrics);
+  install_boundary(self, boundary);
+  return guarded_behavior<batcher_impl::behavior_type>(
+      boundary,
       [self, shared](protocol::pods_pending& msg) {
         auto& st = self->state;
         bool fresh = false;
@@ -69,8 +74,7 @@ batcher_impl::behavior_type batcher_behavior(batcher_pointer self, controller_co
       [self, close](max_atom, std::uint64_t window) {
         auto& st = self->state;
         if (st.open && window == st.window) close();
-      },
-  };
+      });
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/failure_boundary.hpp"
 #include "actors/provisioning/provisionable.hpp"
 
 namespace kp::actors::provisioning {
@@ -64,7 +65,10 @@ watcher_actor::behavior_type watcher_behavior(watcher_pointer self, controller_c
     self->state.queue_depth = &ctx.metrics->scheduler_queue_depth.Add(
         {{"controller", "provisioner"}, {"scheduling_id", ""}});
   auto shared = std::make_shared<const controller_context>(std::move(ctx));
-  return {
+  auto boundary = make_boundary("pod_watcher", shared->metrics);
+  install_boundary(self, boundary);
+  return guarded_behavior<watcher_actor::behavior_type>(
+      boundary,
       [self, shared, batcher, retrigger](protocol::snapshot_ptr& snap) {
         self->state.latest = std::move(snap);
         evaluate(self, *shared, batcher, retrigger);
@@ -72,8 +76,7 @@ watcher_actor::behavior_type watcher_behavior(watcher_pointer self, controller_c
       [self, shared, batcher, retrigger](tick_atom) {
         self->state.tick_armed = false;
         evaluate(self, *shared, batcher, retrigger);
-      },
-  };
+      });
 }
 
 }  // namespace

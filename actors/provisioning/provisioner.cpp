@@ -7,6 +7,7 @@
 #include <caf/all.hpp>
 
 #include "actors/continuation.hpp"
+#include "actors/failure_boundary.hpp"
 #include "actors/provisioning/nodeclaim_builder.hpp"
 #include "actors/provisioning/provisionable.hpp"
 #include "actors/provisioning/scheduling_input.hpp"
@@ -60,6 +61,7 @@ struct env {
   provisioner_options options;
   prometheus::Histogram* duration = nullptr;
   prometheus::Gauge* unschedulable = nullptr;
+  boundary_ptr boundary;
 };
 
 protocol::event_record pod_event(const kube::pod& pod, std::string type, std::string reason,
@@ -306,9 +308,12 @@ void schedule_with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
   auto one_done = [self, e, b, remaining, zones] {
     if (--*remaining != 0) return;
     auto& st = self->state;
-    auto types = e->ctx.instance_types;
-    if (!zones->empty()) instance_types::build_offerings(types, *zones);
-    run_batch(self, e, b, types);
+    // A batch that fails is confined to itself: the next batch must still run.
+    e->boundary->contain("batch " + std::to_string(b.id), [&] {
+      auto types = e->ctx.instance_types;
+      if (!zones->empty()) instance_types::build_offerings(types, *zones);
+      run_batch(self, e, b, types);
+    });
     st.inventory_pending = false;
     if (st.rerun_after_inventory) {
       st.rerun_after_inventory = false;
@@ -317,18 +322,19 @@ void schedule_with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
   };
   for (const auto& [name, region] : e->ctx.regions) {
     self->request(region, std::chrono::seconds(10), protocol::inventory_atom::value)
-        .then(
-            [zones, one_done, name = name](protocol::region_inventory& inv) {
-              for (const auto& h : inv.capacity) {
-                zones->push_back({name, h.host, h.free_cpus, h.free_memory_bytes, h.online});
-              }
-              one_done();
-            },
-            [self, one_done, name = name](caf::error& err) {
-              self->state.log.warn("region did not report its hosts; no offerings there",
-                                   {{"region", name}, {"reason", caf::to_string(err)}});
-              one_done();
-            });
+        .then(guarded(
+                  e->boundary,
+                  [zones, one_done, name = name](protocol::region_inventory& inv) {
+                    for (const auto& h : inv.capacity) {
+                      zones->push_back({name, h.host, h.free_cpus, h.free_memory_bytes, h.online});
+                    }
+                    one_done();
+                  }),
+              guarded(e->boundary, [self, one_done, name = name](caf::error& err) {
+                self->state.log.warn("region did not report its hosts; no offerings there",
+                                     {{"region", name}, {"reason", caf::to_string(err)}});
+                one_done();
+              }));
   }
 }
 
@@ -344,7 +350,11 @@ provisioner_impl::behavior_type provisioner_behavior(provisioner_pointer self,
     e->unschedulable =
         &e->ctx.metrics->scheduler_unschedulable_pods.Add({{"controller", "provisioner"}});
   }
-  return {
+  auto boundary = make_boundary("provisioner", e->ctx.metrics);
+  e->boundary = boundary;
+  install_boundary(self, boundary);
+  return guarded_behavior<provisioner_impl::behavior_type>(
+      boundary,
       [self, e](protocol::snapshot_ptr& snap) {
         auto& st = self->state;
         st.latest = std::move(snap);
@@ -370,8 +380,7 @@ provisioner_impl::behavior_type provisioner_behavior(provisioner_pointer self,
         }
         schedule_with_offerings(self, e, b);
       },
-      [](resume_atom, continuation& c) { c.run(); },
-  };
+      [boundary](resume_atom, continuation& c) { boundary->run(c); });
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ class Supervisor : public test::caf_test {
   std::vector<std::string> children_of(const protocol::supervisor_actor& supervisor) {
     std::vector<std::string> names;
     sys().spawn([&](caf::event_based_actor* self) {
-      self->request(supervisor, caf::infinite, protocol::children_atom::value)
+      self->request(supervisor, std::chrono::seconds(5), protocol::children_atom::value)
           .then([&](std::vector<std::string>& result) { names = result; });
     });
     sched().run();
@@ -141,7 +141,7 @@ TEST_F(Readiness, ReportsReachTheHealthStateAndTheQueryAnswersLikeReadyz) {
   bool ready = true;
   std::string body;
   sys().spawn([&](caf::event_based_actor* self) {
-    self->request(readiness, caf::infinite, protocol::readiness_atom::value)
+    self->request(readiness, std::chrono::seconds(5), protocol::readiness_atom::value)
         .then([&](bool r, std::string& b) {
           ready = r;
           body = b;

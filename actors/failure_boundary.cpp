@@ -1,0 +1,35 @@
+#include "actors/failure_boundary.hpp"
+
+namespace kp::actors {
+
+failure_boundary::failure_boundary(std::string actor,
+                                   const std::shared_ptr<obs::karpenter_metrics>& metrics)
+    : actor_(std::move(actor)), log_("actor." + actor_) {
+  if (metrics) counter_ = &metrics->actor_failures.Add({{"actor", actor_}});
+}
+
+void failure_boundary::run(continuation& c) const noexcept {
+  contain(c.subject.empty() ? std::string_view("an I/O completion") : std::string_view(c.subject),
+          c.run);
+}
+
+void failure_boundary::report(std::string_view subject,
+                              const std::exception_ptr& failure) const noexcept {
+  failures_.fetch_add(1);
+  try {
+    if (counter_) counter_->Increment();
+    std::string what = "an exception that is not a std::exception";
+    try {
+      if (failure) std::rethrow_exception(failure);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    log_.error("a handler threw; the failure is confined to what it was handling",
+               {{"actor", actor_}, {"subject", std::string(subject)}, {"error", what}});
+  } catch (...) {
+    // Logging itself failed (out of memory): the count above is all that can be kept.
+  }
+}
+
+}  // namespace kp::actors
