@@ -161,6 +161,10 @@ result<net_device> parse_net_device(std::string_view text) {
     bool flag = false;
     unsigned n = 0;
     if (key == "model") {
+      // A model named like an option ("mtu") would print as that option and not read back;
+      // a second model would silently replace the first.
+      if (is_net_option(value)) return bad("net device", text, "model " + value + " is an option");
+      if (!dev.model.empty()) return bad("net device", text, "more than one model");
       dev.model = value;
     } else if (key == "macaddr") {
       dev.mac = value;
@@ -319,7 +323,10 @@ result<drive> parse_drive(std::string_view text) {
 }
 
 std::string format_drive(const drive& value) {
-  std::string out = value.volume;
+  // The volume is the default key; one holding '=' must be named, or it would read back as a
+  // key of its own.
+  std::string out =
+      value.volume.find('=') == std::string::npos ? value.volume : "file=" + value.volume;
   for (const auto& [k, v] : value.options) out += "," + k + "=" + v;
   return out;
 }

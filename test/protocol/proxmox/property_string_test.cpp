@@ -94,6 +94,17 @@ TEST(PropertyString, BadNetDevicesAreErrors) {
   EXPECT_FALSE(parse_net_device("virtio,firewall=maybe").ok());
 }
 
+TEST(PropertyString, ANetDeviceWhoseModelCouldNotReadBackIsRefused) {
+  // Found by fuzzing: "cpus=0-3,mtu" took "mtu" as its model and printed "mtu=0-3", which reads
+  // back as an MTU that is not a number.
+  EXPECT_FALSE(parse_net_device("cpus=0-3;8mbr0,firewall=1,tag=10,mtu").ok());
+  EXPECT_FALSE(parse_net_device("model=bridge,bridge=vmbr0").ok());
+  EXPECT_FALSE(parse_net_device("virtio,e1000").ok());  // two models
+  auto ok = parse_net_device("model=virtio,macaddr=BC:24:11:00:00:01,bridge=vmbr0");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_TRUE(parse_net_device(format_net_device(*ok)).ok());
+}
+
 TEST(PropertyString, NumaNodesUseSemicolonsInsideCpuLists) {
   auto n = parse_numa_node("cpus=0-3;8-11,hostnodes=0,memory=4096,policy=bind");
   ASSERT_TRUE(n.ok()) << n.error().message;
@@ -155,6 +166,18 @@ TEST(PropertyString, DrivesKeepTheirVolumeAndOptions) {
   EXPECT_EQ(imported->volume, "local-lvm:0");
   EXPECT_EQ(imported->option("import-from"), "local:import/img.raw");
   EXPECT_FALSE(parse_drive("media=cdrom").ok());
+}
+
+TEST(PropertyString, AVolumeHoldingAnEqualsSignIsWrittenWithItsKeySoItReadsBack) {
+  // Found by fuzzing: "file=local:i=x" parsed, printed as "local:i=x" and read back as key
+  // "local:i" with no volume.
+  auto d = parse_drive("file=local:i=x,media=cdrom");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->volume, "local:i=x");
+  EXPECT_EQ(format_drive(*d), "file=local:i=x,media=cdrom");
+  auto again = parse_drive(format_drive(*d));
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->volume, "local:i=x");
 }
 
 TEST(PropertyString, TagsAreLowerCasedSortedAndDistinct) {
