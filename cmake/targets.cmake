@@ -65,3 +65,39 @@ function(kp_add_subdirectories)
     endif()
   endforeach()
 endfunction()
+
+# kp_fuzz_target(name SOURCES ... LIBS ... [RUNS n] [MAX_LEN bytes]): a fuzz target, one LLVMFuzzerTestOneInput
+# over its committed corpus in test/fuzz/corpus/<name>/. The default build links it with the
+# replay driver (test/fuzz/replay_main.cpp); KP_FUZZ=ON with clang makes it a libFuzzer binary.
+# Either way it lands in build/fuzz/fuzz-<name> and ctest runs it for RUNS executions under the
+# label `fuzz`.
+add_custom_target(fuzz_targets)
+function(kp_fuzz_target name)
+  cmake_parse_arguments(A "" "RUNS;MAX_LEN" "SOURCES;LIBS" ${ARGN})
+  if(NOT A_RUNS)
+    set(A_RUNS 4000)
+  endif()
+  if(NOT A_MAX_LEN)
+    set(A_MAX_LEN 65536)
+  endif()
+  set(target fuzz-${name})
+  set(corpus ${CMAKE_SOURCE_DIR}/test/fuzz/corpus/${name})
+  if(KP_FUZZ)
+    add_executable(${target} ${A_SOURCES})
+    target_link_options(${target} PRIVATE -fsanitize=fuzzer)
+    # libFuzzer adds what it finds to the first directory: keep that out of the source tree.
+    set(found ${CMAKE_BINARY_DIR}/fuzz/found/${name})
+    file(MAKE_DIRECTORY ${found})
+    add_test(NAME fuzz.${name} COMMAND ${target} -runs=${A_RUNS} -seed=1 -max_len=${A_MAX_LEN}
+             ${found} ${corpus})
+  else()
+    add_executable(${target} ${A_SOURCES} ${CMAKE_SOURCE_DIR}/test/fuzz/replay_main.cpp)
+    add_test(NAME fuzz.${name} COMMAND ${target} -runs=${A_RUNS} -seed=1 -max_len=${A_MAX_LEN}
+             ${corpus})
+  endif()
+  target_link_libraries(${target} PRIVATE ${A_LIBS})
+  set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fuzz)
+  set_tests_properties(fuzz.${name} PROPERTIES LABELS fuzz TIMEOUT 120
+                       WORKING_DIRECTORY ${CMAKE_BINARY_DIR}/fuzz)
+  add_dependencies(fuzz_targets ${target})
+endfunction()

@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config ccache clang-format
+  clang-14 libclang-rt-14-dev
   libcaf-dev libboost1.81-dev libboost-json1.81-dev libssl-dev
   libyaml-cpp-dev libspdlog-dev libfmt-dev prometheus-cpp-dev libisofs-dev
   libgtest-dev googletest libgmock-dev libbenchmark-dev

@@ -219,7 +219,9 @@ class encoder {
     bj::value v;
     if (write(value, v, o)) {
       object_[key] = std::move(v);
-    } else if (o.keep_empty) {
+    } else if (o.keep_empty || o.required) {
+      // Omitting an empty required (or always-written) field would write what the decoder or the
+      // API server refuses ("name": "" read from the API server must go back as it came).
       write_zero(value, v);
       object_[key] = std::move(v);
     }

@@ -188,6 +188,18 @@ TEST(KubeCodec, encodingWritesApiVersionKindAndOmitsEmptyFields) {
   EXPECT_EQ(*back, l);
 }
 
+TEST(KubeCodec, anEmptyRequiredFieldIsWrittenBackSoTheObjectDecodesAgain) {
+  // Found by fuzzing: "nodeClassRef": {..., "name": ""} decoded, then encoded without "name",
+  // which the decoder refuses as missing.
+  auto pool = decode<node_pool>(
+      R"({"apiVersion":"karpenter.sh/v1","kind":"NodePool","metadata":{"name":"p"},)"
+      R"("spec":{"template":{"spec":{"nodeClassRef":{"group":"g","kind":"K","name":""}}}}})");
+  ASSERT_TRUE(pool.ok()) << pool.error().message;
+  auto again = decode<node_pool>(encode(*pool));
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->spec.template_.spec.node_class_ref.kind, "K");
+}
+
 TEST(KubeCodec, nodeClaimRoundTrips) {
   node_claim c;
   c.metadata.name = "default-abc12";

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target for long, one at a time, each under the shared CPU lock
+# (/tmp/kp-cpu.lock) held only while that target runs. Goal: FUZZ_RUNS executions per target
+# (10 million) with no crash. Prints one key=value line per target (executions, execs/s, peak
+# RSS, crashes) and exits 1 if any target crashed; crashing inputs land in $OUT/<target>/.
+#
+#   bench/fuzz/run.sh                      # every target, 10 million executions each
+#   FUZZ_SECONDS=60 bench/fuzz/run.sh      # at most 60 s per target instead
+#   bench/fuzz/run.sh gotemplate quantity  # only these targets
+#
+# The targets come from a clang build with KP_FUZZ=ON in $BUILD (default build-fuzz), configured
+# and built here when it is missing. The committed corpus (test/fuzz/corpus/<target>) is copied
+# first, so what a run discovers stays in $OUT and never changes the source tree.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$root/build-fuzz}
+out=${OUT:-$build/fuzz-runs}
+runs=${FUZZ_RUNS:-10000000}
+seconds=${FUZZ_SECONDS:-0}
+lock=${KP_CPU_LOCK:-/tmp/kp-cpu.lock}
+
+locked() { if [[ -e $lock || -w $(dirname "$lock") ]]; then flock "$lock" "$@"; else "$@"; fi; }
+
+if [[ ! -f $build/build.ninja ]]; then
+  locked env CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -G Ninja -DKP_FUZZ=ON \
+    -DKP_PCH=OFF -DKP_WERROR=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+locked cmake --build "$build" -j2 --target fuzz_targets
+
+targets=("$@")
+if ((${#targets[@]} == 0)); then
+  for f in "$root"/test/fuzz/corpus/*/; do targets+=("$(basename "$f")"); done
+fi
+
+crashed=0
+for t in "${targets[@]}"; do
+  binary=$build/fuzz/fuzz-$t
+  [[ -x $binary ]] || { echo "target=$t error=missing-binary"; crashed=1; continue; }
+  work=$out/$t
+  rm -rf "$work" && mkdir -p "$work/corpus" "$work/artifacts"
+  cp "$root/test/fuzz/corpus/$t"/* "$work/corpus/"
+  max_len=65536
+  [[ $t == nocloud_iso ]] && max_len=131072
+  limits=(-runs="$runs" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+          -artifact_prefix="$work/artifacts/")
+  ((seconds > 0)) && limits+=(-max_total_time="$seconds")
+  status=0
+  locked "$binary" "${limits[@]}" "$work/corpus" >"$work/log" 2>&1 || status=$?
+  executed=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$work/log" | grep -o '[0-9]*$' || true)
+  rate=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$work/log" | grep -o '[0-9]*$' || true)
+  rss=$(grep -o 'stat::peak_rss_mb: [0-9]*' "$work/log" | grep -o '[0-9]*$' || true)
+  found=$(find "$work/artifacts" -type f | wc -l)
+  echo "target=$t executions=${executed:-0} execs_per_s=${rate:-0} peak_rss_mb=${rss:-0}" \
+       "crashes=$found exit=$status"
+  if ((status != 0 || found > 0)); then
+    crashed=1
+    grep -m3 -E 'ERROR|SUMMARY|deadly|property broken' "$work/log" | sed "s/^/  $t: /" || true
+  fi
+done
+exit $crashed

@@ -1,0 +1,94 @@
+// Go templates from any text, parsed and rendered over cloud-init data the way the NodeClaim
+// actor renders user-data, on a thread with a small stack: a template that recurses once per
+// input character overflows it here and crashes the target, where the controller's 8 MiB
+// stacks would only hide it until a longer input. Execution is bounded (steps, output), so
+// every input finishes quickly; errors are values.
+#include <pthread.h>
+#include <signal.h>
+
+#include <array>
+#include <cstring>
+#include <string>
+
+#include "core/cloudinit/template_data.hpp"
+#include "core/gotemplate/template_set.hpp"
+#include "test/fuzz/fuzz_check.hpp"
+
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+#define KP_FUZZ_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KP_FUZZ_ASAN 1
+#endif
+#endif
+
+#ifdef KP_FUZZ_ASAN
+constexpr std::size_t stack_bytes = 4u << 20;  // ASan's frames are several times larger
+#else
+constexpr std::size_t stack_bytes = 1u << 20;
+#endif
+
+const kp::gotemplate::value& data() {
+  static const kp::gotemplate::value values = [] {
+    kp::cloudinit::cloud_init_inputs in;
+    in.hostname = "default-abcde";
+    in.instance_id = "104";
+    in.instance_type = "t1.2VCPU-6GB";
+    in.provider_id = "proxmox://region-1/104";
+    in.region = "region-1";
+    in.zone = "pve1";
+    in.tags = {"k8s", "worker"};
+    in.interfaces.push_back({});
+    in.interfaces.back().name = "eth0";
+    in.interfaces.back().address4 = {"10.0.0.5/24"};
+    in.cpus = 2;
+    in.memory_bytes = std::int64_t{6} << 30;
+    in.kubernetes_version = "v1.32.0";
+    in.endpoint = "https://10.0.0.1:6443";
+    in.node_labels = {{"team", "ml"}};
+    in.values = {{"key", "value"}};
+    return kp::cloudinit::user_data_values(in);
+  }();
+  return values;
+}
+
+struct job {
+  std::string_view text;
+};
+
+void* render(void* arg) {
+  // Its own signal stack, so the replay driver's crash handler still runs when this thread's
+  // small stack overflows (an alternate stack is per thread).
+  static thread_local std::array<char, 1 << 16> alternate;
+  stack_t ss{};
+  ss.ss_sp = alternate.data();
+  ss.ss_size = alternate.size();
+  ::sigaltstack(&ss, nullptr);
+  const auto* j = static_cast<const job*>(arg);
+  auto set = kp::gotemplate::template_set::parse("user-data", j->text);
+  if (!set) return nullptr;
+  kp::gotemplate::execution_limits limits;
+  limits.max_steps = 200'000;
+  limits.max_output_bytes = 1u << 20;
+  set->set_limits(limits);
+  auto out = set->execute(data());
+  if (out) kp::fuzz::check(out->size() <= limits.max_output_bytes + 4096, "output is bounded");
+  return nullptr;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t size) {
+  (void)data();  // built once, on the main thread
+  job j{kp::fuzz::text_of(bytes, size)};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, stack_bytes);
+  pthread_t thread;
+  if (pthread_create(&thread, &attr, render, &j) != 0) kp::fuzz::broken("pthread_create");
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
+  return 0;
+}
