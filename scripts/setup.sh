@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # Installs every build, test and benchmark dependency from Debian bookworm. Idempotent and quiet
-# when everything is already there. Run as root on a fresh machine.
+# when everything is already there. Run as root on a fresh machine. `--fuzz` adds clang 14 and
+# its libFuzzer runtime for the KP_FUZZ=ON build (bench/fuzz/run.sh); the default build and the
+# tests need neither.
 set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config ccache clang-format
-  clang-14 libclang-rt-14-dev
   libcaf-dev libboost1.81-dev libboost-json1.81-dev libssl-dev
   libyaml-cpp-dev libspdlog-dev libfmt-dev prometheus-cpp-dev libisofs-dev
   libgtest-dev googletest libgmock-dev libbenchmark-dev
   genisoimage curl ca-certificates nodejs npm unzip
   libre2-dev golang-go golang-gopkg-yaml.v3-dev
 )
+if [[ ${1:-} == --fuzz ]]; then
+  packages+=(clang-14 libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

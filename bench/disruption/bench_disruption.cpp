@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/disruption/planner.hpp"
+#include "core/parse_number.hpp"
 #include "test/core/disruption/fixture.hpp"
 
 namespace {
@@ -105,6 +106,14 @@ int main(int argc, char** argv) {
   std::string which = argc > 1 ? argv[1] : "all";
   int rc = 0;
   if (which == "all" || which == "consolidation") rc |= run_consolidation();
-  if (which == "all" || which == "churn") rc |= run_churn(argc > 2 ? std::stoi(argv[2]) : 100);
+  if (which == "all" || which == "churn") {
+    auto passes = argc > 2 ? kp::parse_integer_field<int>("passes", argv[2], 1, 1'000'000)
+                           : kp::result<int>(100);
+    if (!passes) {
+      std::fprintf(stderr, "bench-disruption: %s\n", passes.error().message.c_str());
+      return 2;
+    }
+    rc |= run_churn(*passes);
+  }
   return rc;
 }

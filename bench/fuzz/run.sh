@@ -9,8 +9,9 @@
 #   bench/fuzz/run.sh gotemplate quantity  # only these targets
 #
 # The targets come from a clang build with KP_FUZZ=ON in $BUILD (default build-fuzz), configured
-# and built here when it is missing. The committed corpus (test/fuzz/corpus/<target>) is copied
-# first, so what a run discovers stays in $OUT and never changes the source tree.
+# and built here when it is missing (clang-14 comes from `scripts/setup.sh --fuzz`). The committed
+# corpus (test/fuzz/corpus/<target>) is copied first, so what a run discovers stays in $OUT and
+# never changes the source tree.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,6 +24,8 @@ lock=${KP_CPU_LOCK:-/tmp/kp-cpu.lock}
 locked() { if [[ -e $lock || -w $(dirname "$lock") ]]; then flock "$lock" "$@"; else "$@"; fi; }
 
 if [[ ! -f $build/build.ninja ]]; then
+  command -v clang++-14 >/dev/null ||
+    { echo "error=clang-14 missing: run scripts/setup.sh --fuzz as root" >&2; exit 2; }
   locked env CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -G Ninja -DKP_FUZZ=ON \
     -DKP_PCH=OFF -DKP_WERROR=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
