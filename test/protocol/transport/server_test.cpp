@@ -317,33 +317,6 @@ TEST(TransportServer, AHeaderOverTheLimitGets431AndTheConnectionCloses) {
   EXPECT_TRUE(raw.eof);
 }
 
-TEST(TransportServer, AtTheConnectionCapTheNextClientWaitsUntilOneCloses) {
-  server_options options;
-  options.max_connections = 2;
-  test_server server(echo_handler(), options);
-  auto a = std::make_unique<raw_client>(server.server.port());
-  raw_client b(server.server.port());
-  ASSERT_TRUE(a->connected && b.connected);
-  // Both are served (so both are accepted and counted) before the third arrives.
-  for (auto* c : {a.get(), &b}) {
-    c->send_all("GET /held HTTP/1.1\r\nHost: x\r\n\r\n");
-    auto reply = c->read_until([](const std::string& s) { return s.find("/held") != s.npos; });
-    ASSERT_NE(reply.find("GET /held"), std::string::npos) << reply;
-  }
-  raw_client third(server.server.port());  // the kernel's backlog takes it; the server does not
-  ASSERT_TRUE(third.connected);
-  third.send_all("GET /third HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-  timeval short_wait{0, 300000};
-  ::setsockopt(third.fd, SOL_SOCKET, SO_RCVTIMEO, &short_wait, sizeof short_wait);
-  EXPECT_EQ(third.read_until([](const std::string& s) { return !s.empty(); }), "");
-  EXPECT_EQ(server.server.connections(), 2u);
-  a.reset();  // one closes: the third is accepted and answered
-  timeval long_wait{5, 0};
-  ::setsockopt(third.fd, SOL_SOCKET, SO_RCVTIMEO, &long_wait, sizeof long_wait);
-  auto reply = third.read_until([](const std::string& s) { return s.find("/third") != s.npos; });
-  EXPECT_NE(reply.find("GET /third"), std::string::npos) << reply;
-}
-
 TEST(TransportServer, AHandlerThatThrowsIsReportedToTheServersOwner) {
   std::mutex mutex;
   std::vector<std::string> reports;
