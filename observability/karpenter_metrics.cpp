@@ -89,6 +89,27 @@ karpenter_metrics::karpenter_metrics(prometheus::Registry& r)
       disruption_blocked(counter(r, "karpenter_proxmox_disruption_blocked_total",
                                  "Nodes considered for disruption and not disrupted, by the "
                                  "reason that blocked them.")),
+      nodeclaims_by_phase(gauge(r, "karpenter_proxmox_nodeclaims",
+                                "NodeClaims by NodePool and lifecycle phase: Launching, "
+                                "Registering, Initializing, Ready or Terminating.")),
+      nodeclaims_launch_duration(
+          histogram(r, "karpenter_proxmox_nodeclaims_launch_duration_seconds",
+                    "Time from a NodeClaim's creation to Launched=True (its VM started).")),
+      nodeclaims_registration_duration(
+          histogram(r, "karpenter_proxmox_nodeclaims_registration_duration_seconds",
+                    "Time from Launched=True to Registered=True (its Node joined).")),
+      nodeclaims_initialization_duration(
+          histogram(r, "karpenter_proxmox_nodeclaims_initialization_duration_seconds",
+                    "Time from Registered=True to Initialized=True (its Node became ready "
+                    "with every resource).")),
+      host_online(gauge(r, "karpenter_proxmox_host_online",
+                        "1 when a Proxmox host is online, 0 when not, by region and host.")),
+      host_free_cpus(gauge(r, "karpenter_proxmox_host_free_cpus",
+                           "CPUs of a Proxmox host free for new VMs as placement sees it "
+                           "(launches in flight reserved).")),
+      host_free_memory(gauge(r, "karpenter_proxmox_host_free_memory_bytes",
+                             "Memory of a Proxmox host free for new VMs as placement sees it "
+                             "(launches in flight reserved).")),
       cluster_state_node_count(gauge(r, "karpenter_cluster_state_node_count",
                                      "Current count of nodes in cluster state.")),
       cluster_state_synced(gauge(r, "karpenter_cluster_state_synced",

@@ -57,6 +57,18 @@ struct karpenter_metrics {
   prometheus::Family<prometheus::Counter>&
       disruption_blocked;  // reason (why a node was not disrupted)
 
+  // NodeClaims by lifecycle phase, and how long each step took, from the claims' own condition
+  // times (actors/fleet_gauges)
+  prometheus::Family<prometheus::Gauge>& nodeclaims_by_phase;                     // nodepool,phase
+  prometheus::Family<prometheus::Histogram>& nodeclaims_launch_duration;          // nodepool
+  prometheus::Family<prometheus::Histogram>& nodeclaims_registration_duration;    // nodepool
+  prometheus::Family<prometheus::Histogram>& nodeclaims_initialization_duration;  // nodepool
+
+  // Each Proxmox host as placement sees it (the region inventories; actors/fleet_gauges)
+  prometheus::Family<prometheus::Gauge>& host_online;       // region,host
+  prometheus::Family<prometheus::Gauge>& host_free_cpus;    // region,host
+  prometheus::Family<prometheus::Gauge>& host_free_memory;  // region,host
+
   // Cluster state
   prometheus::Family<prometheus::Gauge>& cluster_state_node_count;
   prometheus::Family<prometheus::Gauge>& cluster_state_synced;

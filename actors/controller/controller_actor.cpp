@@ -17,6 +17,7 @@
 #include "actors/disruption/disruption_actor.hpp"
 #include "actors/event_recorder/event_recorder.hpp"
 #include "actors/failure_boundary.hpp"
+#include "actors/fleet_gauges/fleet_gauges.hpp"
 #include "actors/garbage_collection/garbage_collector.hpp"
 #include "actors/kproximate_gauges/kproximate_gauges.hpp"
 #include "actors/leader_election/leader_elector.hpp"
@@ -166,6 +167,7 @@ void start_writers(self_ptr self) {
   readers.push_back(untyped(spawn_garbage_collector(sys, ctx)));
   readers.push_back(untyped(disruption::spawn_disruption(sys, ctx, disruption_options_from(ctx))));
   readers.push_back(untyped(kproximate_gauges::spawn_kproximate_gauges(sys, ctx)));
+  readers.push_back(untyped(fleet_gauges::spawn_fleet_gauges(sys, ctx)));
   readers.push_back(untyped(template_manager::spawn_template_manager(sys, ctx, st.in.proxmox)));
   for (auto& r : readers) {
     subscribe(self, r);

@@ -21,6 +21,7 @@
 #include "observability/endpoints.hpp"
 #include "observability/health_state.hpp"
 #include "observability/karpenter_metrics.hpp"
+#include "observability/known_series.hpp"
 #include "observability/logging.hpp"
 #include "observability/metrics_registry.hpp"
 #include "observability/redaction.hpp"
@@ -221,6 +222,7 @@ int run_controller(const config::settings& settings) {
   auto metrics = std::make_shared<obs::metrics_registry>();
   obs::register_build_info(metrics->registry(), kp::version);
   auto karpenter = std::make_shared<obs::karpenter_metrics>(metrics->registry());
+  obs::prime_known_series(*karpenter);
   auto health = std::make_shared<obs::health_state>(&metrics->registry());
   health->set_condition("kubernetes api", false, "not connected yet");
   for (const auto& c : clusters->clusters) {
