@@ -35,6 +35,12 @@ std::string read_text(const fs::path& p) {
   return s.str();
 }
 
+// Runs a tool found on PATH (run_command execs its first argument as a path).
+command_result run_tool(std::vector<std::string> argv, std::chrono::milliseconds timeout) {
+  argv.insert(argv.begin(), "/usr/bin/env");
+  return run_command(argv, {}, "", timeout);
+}
+
 std::string describe(const command_result& r) {
   return "exit " + std::to_string(r.exit_code) + (r.timed_out ? " (timed out)" : "") +
          "\nstdout: " + r.out + "\nstderr: " + r.err;
@@ -48,9 +54,9 @@ class RootfsImage : public ::testing::Test {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     root_ = fs::path(KP_ROOTFS_TEST_DIR) / info->name();
     fs::create_directories(root_.parent_path());
-    auto built = run_command({"bash", env_or("KP_SOURCE_DIR", ".") + "/scripts/build-rootfs.sh",
-                              binary_, root_.string()},
-                             {}, "", 60s);
+    auto built = run_tool({"bash", env_or("KP_SOURCE_DIR", ".") + "/scripts/build-rootfs.sh",
+                           binary_, root_.string()},
+                          60s);
     ASSERT_EQ(built.exit_code, 0) << "build-rootfs.sh failed: " << describe(built);
   }
   void TearDown() override {
@@ -62,7 +68,7 @@ class RootfsImage : public ::testing::Test {
 
   // The library paths ldd reports for the binary (the dynamic loader included).
   std::set<std::string> ldd_paths() {
-    auto r = run_command({"ldd", binary_}, {}, "", 20s);
+    auto r = run_tool({"ldd", binary_}, 20s);
     EXPECT_EQ(r.exit_code, 0) << describe(r);
     std::set<std::string> out;
     std::istringstream in(r.out);
@@ -98,7 +104,7 @@ class RootfsImage : public ::testing::Test {
         "sh",
         root_.string()};
     argv.insert(argv.end(), args.begin(), args.end());
-    return run_command(argv, {}, "", 30s);
+    return run_tool(argv, 30s);
   }
 
   // Skips the test, with the reason, where this machine cannot isolate a process that way.
@@ -108,16 +114,15 @@ class RootfsImage : public ::testing::Test {
                    << ": a mount namespace, a read-only bind mount and chroot to UID 65532 need "
                       "root (CAP_SYS_ADMIN, CAP_SYS_CHROOT, CAP_SETUID)";
     }
-    auto ns =
-        run_command({"unshare", "--mount", "--propagation", "private", "--", "true"}, {}, "", 20s);
+    auto ns = run_tool({"unshare", "--mount", "--propagation", "private", "--", "true"}, 20s);
     if (ns.exit_code != 0) GTEST_SKIP() << "unshare --mount is refused here: " << describe(ns);
-    auto ro = run_command(
+    auto ro = run_tool(
         {"unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
          "mount --bind \"$1\" \"$1\" && mount -o remount,bind,ro \"$1\"", "sh", root_.string()},
-        {}, "", 20s);
+        20s);
     if (ro.exit_code != 0)
       GTEST_SKIP() << "a read-only bind mount is refused here: " << describe(ro);
-    auto ch = run_command({"chroot", "/", "true"}, {}, "", 20s);
+    auto ch = run_tool({"chroot", "/", "true"}, 20s);
     if (ch.exit_code != 0) GTEST_SKIP() << "chroot is refused here: " << describe(ch);
   }
 
