@@ -62,7 +62,8 @@ std::string format_ownership_mark(const ownership_mark& mark) {
   std::string s(prefix);
   s.append(" cluster=").append(mark.cluster);
   s.append(", nodeclaim=").append(mark.nodeclaim);
-  s.append(", nodepool=").append(mark.nodepool);
+  // A claim made without a NodePool has none; "nodepool=" with no value would not parse back.
+  if (!mark.nodepool.empty()) s.append(", nodepool=").append(mark.nodepool);
   if (!mark.affinity.empty()) s.append(", affinity=").append(mark.affinity);
   return s;
 }

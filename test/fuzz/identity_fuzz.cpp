@@ -2,8 +2,8 @@
 // crashes, and whatever parses formats back to the same value (the marks are how the garbage
 // collector tells our VMs from anyone else's, so a mark that reads back differently would
 // mean deleting or keeping the wrong VM).
-#include "actors/region/ownership_mark.hpp"
-#include "actors/template_manager/template_plan.hpp"
+#include "core/ownership/template_mark.hpp"
+#include "core/ownership/vm_mark.hpp"
 #include "protocol/provider_id.hpp"
 #include "test/fuzz/fuzz_check.hpp"
 
@@ -14,22 +14,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         kp::protocol::parse_provider_id(kp::protocol::format_provider_id(id->region, id->vmid));
     kp::fuzz::check(again && *again == *id, "provider id round trip", text);
   }
-  // A mark without a nodepool parses but prints "nodepool=", which does not parse back (reported
-  // to the owner of actors/region); the controller always writes one, so only those are held to
-  // the round trip here.
-  if (auto mark = kp::actors::region::parse_ownership_mark(text); mark && !mark->nodepool.empty()) {
-    auto printed = kp::actors::region::format_ownership_mark(*mark);
-    auto again = kp::actors::region::parse_ownership_mark(printed);
+  if (auto mark = kp::ownership::parse_ownership_mark(text)) {
+    auto printed = kp::ownership::format_ownership_mark(*mark);
+    auto again = kp::ownership::parse_ownership_mark(printed);
     kp::fuzz::check(again && *again == *mark, "ownership mark round trip", printed);
   }
-  (void)kp::actors::region::is_go_provider_description(text);
-  (void)kp::actors::region::description_affinity(text);
-  if (auto mark = kp::actors::template_manager::parse_template_mark(text)) {
-    auto printed = kp::actors::template_manager::format_template_mark(*mark);
-    auto again = kp::actors::template_manager::parse_template_mark(printed);
+  (void)kp::ownership::is_go_provider_description(text);
+  (void)kp::ownership::description_affinity(text);
+  if (auto mark = kp::ownership::parse_template_mark(text)) {
+    auto printed = kp::ownership::format_template_mark(*mark);
+    auto again = kp::ownership::parse_template_mark(printed);
     kp::fuzz::check(again && *again == *mark, "template mark round trip", printed);
-    auto replaced = kp::actors::template_manager::with_template_mark(text, *mark);
-    auto found = kp::actors::template_manager::parse_template_mark(replaced);
+    auto replaced = kp::ownership::with_template_mark(text, *mark);
+    auto found = kp::ownership::parse_template_mark(replaced);
     kp::fuzz::check(found && *found == *mark, "template mark replaced in place", replaced);
   }
   return 0;

@@ -8,6 +8,7 @@
 
 #include "observability/known_series.hpp"
 #include "test/actors/caf_test_fixture.hpp"
+#include "test/actors/fake_region.hpp"
 #include "test/actors/status/snapshot_builder.hpp"
 
 namespace kp::actors::fleet_gauges {
@@ -22,18 +23,16 @@ constexpr std::int64_t start_ms = 1735689630000;
 // A region whose inventory lists the hosts of `capacity`, read at every request.
 region_actor::behavior_type fake_region(region_actor::pointer,
                                         std::shared_ptr<std::vector<host_capacity>> capacity) {
-  return {
+  return test::fake_region_behavior(
       [](launch_atom, const launch_request&) { return launch_reply{}; },
       [](vm_delete_atom, const delete_request&) { return delete_reply{}; },
-      [](list_owned_atom) { return std::vector<owned_vm>{}; },
+      [](list_owned_atom) { return owned_vm_listing{}; },
       [capacity](inventory_atom) {
         region_inventory inv;
         inv.refreshed = true;
         inv.capacity = *capacity;
         return inv;
-      },
-      [](refresh_atom) {},
-  };
+      });
 }
 
 kube::node_claim claim(const std::string& name, const std::string& pool,

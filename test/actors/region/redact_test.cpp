@@ -22,5 +22,13 @@ TEST(RedactJoinText, OrdinaryTextStaysAndLongTextIsCut) {
   EXPECT_EQ(redact_join_text(std::string(500, 'x'), "cmd").size(), 300u);
 }
 
+TEST(RedactJoinText, MegabytesOfGuestOutputAreRedactedWithoutExhaustingTheStack) {
+  // A guest may print megabytes; the redaction must stay linear and must not recurse per byte.
+  std::string noisy(4u << 20, 'a');
+  noisy += " abcdef.0123456789abcdef";
+  auto out = redact_join_text(noisy, "cmd", noisy.size());
+  EXPECT_EQ(out.substr(out.size() - 8), " <token>");
+}
+
 }  // namespace
 }  // namespace kp::actors::region

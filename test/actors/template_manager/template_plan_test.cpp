@@ -316,7 +316,7 @@ TEST(TemplateValidation, ANetworkNumberTooLargeForAnIntIsRefusedNamingTheField) 
     auto v = validate_template(t, "c1");
     const auto* p = std::get_if<spec_problem>(&v);
     ASSERT_NE(p, nullptr) << name;
-    EXPECT_EQ(p->reason, "InvalidSpec");
+    EXPECT_EQ(p->reason.view(), "InvalidSpec");
     EXPECT_NE(p->message.find("spec.network[0].name"), std::string::npos) << p->message;
     EXPECT_NE(p->message.find(name), std::string::npos) << p->message;
   }
