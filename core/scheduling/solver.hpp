@@ -226,6 +226,7 @@ class solver {
   void seed_counts();
   requirements labels_to_reqs(const model::label_map& labels);
   resources requests_of(const model::pod& p) const;
+  resources unlaunched_room(const model::nodeclaim& nc, const requirements& reqs);
   label_id normalize_key(std::string_view key);
   bool compile_pod_requirements(const model::pod& p, std::size_t term, int pref_node_drop,
                                 requirements& out, std::string& error);

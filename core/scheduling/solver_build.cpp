@@ -393,15 +393,7 @@ void solver::build_existing() {
     s.reqs.add_all(labels_to_reqs(nc.labels), t_);
     if (!nc.nodepool.empty()) s.reqs.add(make_in(k_nodepool_, {t_.intern(nc.nodepool)}), t_);
     s.taints = nc.taints;  // startup taints are not applied yet, or will be removed
-    model::resource_list alloc = nc.allocatable;
-    if (alloc.empty()) {
-      // Before launch the allocatable is unknown; a single instance type tells it.
-      const requirement* it = s.reqs.get(k_type_);
-      if (it && it->is_single())
-        if (auto ty = type_by_name_.find(it->values[0]); ty != type_by_name_.end())
-          alloc = types_[ty->second].src->allocatable();
-    }
-    s.remaining = rt_.from(alloc);
+    s.remaining = nc.allocatable.empty() ? unlaunched_room(nc, s.reqs) : rt_.from(nc.allocatable);
     auto it = bound.find(nc.name);
     use(s, it == bound.end() ? none : it->second);
     others.push_back(std::move(s));
@@ -412,6 +404,43 @@ void solver::build_existing() {
   for (auto& s : initialized) slots_.push_back(std::move(s));
   for (auto& s : others) slots_.push_back(std::move(s));
   first_fresh_ = slots_.size();
+}
+
+// Before launch a NodeClaim's allocatable is unknown, but it will be one of the instance types
+// its requirements name, and each of those was chosen to hold what was planned onto it: the
+// smallest of them, resource by resource, is what it surely offers (capped by its pool's kubelet
+// maxPods). Counting that room is what lets a pending pod wait for a claim still launching after
+// its nomination was lost (a controller restart) instead of getting a second claim.
+resources solver::unlaunched_room(const model::nodeclaim& nc, const requirements& reqs) {
+  std::vector<label_id> names;
+  if (const requirement* single = reqs.get(k_type_); single && single->is_single()) {
+    names.push_back(single->values[0]);
+  } else {
+    for (const auto& r : nc.requirements)
+      if (r.op == selector_operator::in && normalize_key(r.key) == k_type_) {
+        for (const auto& v : r.values) names.push_back(t_.find(v));
+        break;
+      }
+  }
+  resources room;
+  bool any = false;
+  for (label_id name : names) {
+    auto ty = type_by_name_.find(name);
+    if (ty == type_by_name_.end()) continue;
+    const resources& alloc = types_[ty->second].alloc;
+    for (std::size_t r = 0; r < max_resources; ++r)
+      room.v[r] = any ? std::min(room.v[r], alloc.v[r]) : alloc.v[r];
+    any = true;
+  }
+  if (!any) return {};
+  const int pods_index = rt_.find("pods");
+  if (pods_index >= 0)
+    for (const auto& np : snap_.nodepools)
+      if (np.name == nc.nodepool && np.kubelet_max_pods) {
+        auto& pods = room.v[static_cast<std::size_t>(pods_index)];
+        pods = std::min(pods, *np.kubelet_max_pods * 1000);
+      }
+  return room;
 }
 
 bool solver::compile_pod_requirements(const model::pod& p, std::size_t term, int pref_node_drop,

@@ -429,6 +429,53 @@ TEST(InFlight, APodWithoutZoneNeedsUsesANodeClaimWhoseZoneIsStillOpen) {
   EXPECT_TRUE(p.bindings[0].in_flight);
 }
 
+// A claim as the provisioner creates it from a plan, before launch: no status, and every
+// instance type that fits its pods `In` its requirements.
+kp::model::nodeclaim unlaunched_claim_for(const snapshot& s, const std::string& name) {
+  auto first = provision(s);
+  EXPECT_EQ(first.nodeclaims.size(), 1u);
+  if (first.nodeclaims.empty()) return {};
+  EXPECT_GT(first.nodeclaims[0].instance_types.size(), 1u);
+  kp::model::nodeclaim nc;
+  nc.name = name;
+  nc.nodepool = first.nodeclaims[0].nodepool;
+  nc.labels = first.nodeclaims[0].labels;
+  nc.requirements = nodeclaim_requirements(first.nodeclaims[0], s);
+  nc.requests = first.nodeclaims[0].requests;
+  return nc;
+}
+
+TEST(InFlight, APendingPodWhoseNominationWasLostCountsOnTheUnlaunchedClaimMadeForIt) {
+  // After a controller restart the pod is pending again with no nomination; the claim made for
+  // it names several instance types and has no allocatable yet.
+  auto s = base_snapshot();
+  s.pods.push_back(make_pod("web", 500, 1024));
+  auto nc = unlaunched_claim_for(s, "default-resum");
+  s.nodeclaims.push_back(nc);
+  auto p = provision(s);
+  EXPECT_TRUE(p.nodeclaims.empty()) << "a second claim for the same pod";
+  ASSERT_EQ(p.bindings.size(), 1u);
+  EXPECT_EQ(p.bindings[0].node, "default-resum");
+  EXPECT_TRUE(p.bindings[0].in_flight);
+}
+
+TEST(InFlight, AnUnlaunchedClaimOffersOnlyWhatItsSmallestInstanceTypeHolds) {
+  auto s = base_snapshot();
+  s.pods.push_back(make_pod("small", 500, 1024));
+  s.nodeclaims.push_back(unlaunched_claim_for(s, "default-small"));
+  // Room for a second small pod, but not for one bigger than the smallest type it may become.
+  s.pods.clear();
+  s.pods.push_back(make_pod("also-small", 100, 128));
+  s.pods.push_back(make_pod("big", 8000, 16384));
+  auto p = provision(s);
+  ASSERT_EQ(p.bindings.size(), 1u);
+  EXPECT_EQ(s.pods[p.bindings[0].pod].name, "also-small");
+  EXPECT_EQ(p.bindings[0].node, "default-small");
+  ASSERT_EQ(p.nodeclaims.size(), 1u);
+  ASSERT_EQ(p.nodeclaims[0].pods.size(), 1u);
+  EXPECT_EQ(s.pods[p.nodeclaims[0].pods[0]].name, "big");
+}
+
 TEST(InFlight, ZonalSpreadDoesNotPinAnInFlightNodeClaimsZone) {
   auto s = base_snapshot();
   s.nodeclaims.push_back(unlaunched_two_zone_claim());
@@ -515,11 +562,14 @@ TEST(EdgeCases, NoInstanceTypesIsExplainedForEveryPod) {
   for (int i = 0; i < 3; ++i) {
     auto pod = make_pod("p" + std::to_string(i), 100, 100);
     pod.labels = {{"app", "x"}};
-    pod.topology_spread = {{1, std::string(kp::model::labels::zone),
+    pod.topology_spread = {{1,
+                            std::string(kp::model::labels::zone),
                             kp::model::when_unsatisfiable::do_not_schedule,
-                            kp::model::label_selector{{{"app", "x"}}, {}}, std::nullopt,
+                            kp::model::label_selector{{{"app", "x"}}, {}},
+                            std::nullopt,
                             kp::model::inclusion_policy::honor,
-                            kp::model::inclusion_policy::ignore, {}}};
+                            kp::model::inclusion_policy::ignore,
+                            {}}};
     s.pods.push_back(pod);
   }
   auto p = provision(s);
