@@ -62,7 +62,10 @@ class data_safety : public e2e_test {
     world->kill_controller(first);
     auto at_kill = view();
     ASSERT_EQ(at_kill.vms.size(), 1u) << at_kill.text();
+    // Found by its VMID: a kill during the clone task leaves the temporary `lock: clone` config,
+    // which has no name yet.
     const auto vm = at_kill.vms.front();
+    const std::string vm_suffix = "/" + std::to_string(vm.vmid);
     ASSERT_EQ(at_kill.nodes.size(), 0u) << "the launch was not finished at the kill";
     ASSERT_TRUE(world->set_faults("").ok());
     auto restarted = std::chrono::steady_clock::now();
@@ -70,7 +73,7 @@ class data_safety : public e2e_test {
     ASSERT_TRUE(wait_for(
         [&](const cluster_view& v) {
           for (const auto& [name, node] : v.nodes)
-            if (name == vm.name && node.ready) return true;
+            if (node.provider_id.ends_with(vm_suffix) && node.ready) return true;
           return false;
         },
         30s))
