@@ -178,13 +178,11 @@ TEST_F(data_safety, configReadsFailingForTenSecondsAfterARestartLeaveEveryNodeCl
   EXPECT_EQ(view().running(), 6);
 }
 
-// Disabled until the restarted controller counts a NodeClaim whose launch it resumes as capacity
-// on the way: today it also makes a second NodeClaim for the same pending pod (issue 13, item 9c).
-TEST_F(data_safety, DISABLED_aSigkillRightAfterTheCloneResumesTheLaunchAndTheNodeJoins) {
+TEST_F(data_safety, aSigkillRightAfterTheCloneResumesTheLaunchAndTheNodeJoins) {
   kill_during_and_resume("/nodes/{node}/qemu/{vmid}/clone", clone_path);
 }
 
-TEST_F(data_safety, DISABLED_aSigkillRightAfterTheIsoUploadResumesTheLaunchAndTheNodeJoins) {
+TEST_F(data_safety, aSigkillRightAfterTheIsoUploadResumesTheLaunchAndTheNodeJoins) {
   kill_during_and_resume("/nodes/{node}/storage/{storage}/upload", upload_path);
 }
 
