@@ -33,6 +33,7 @@ result<std::unique_ptr<pve_sim_server>> pve_sim_server::start(boost::asio::io_co
   opts.body_limit = settings.limits.max_body_bytes;
   opts.max_connections = settings.limits.max_connections;
   opts.idle_timeout = settings.limits.header_timeout;
+  opts.header_timeout = settings.limits.header_timeout;
   if (!settings.plain) {
     auto ca = transport::certificate_authority::create("pve-sim CA");
     if (!ca) return ca.error();

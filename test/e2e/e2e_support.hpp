@@ -71,6 +71,9 @@ class e2e_test : public ::testing::Test {
   // Every controller-made VM belongs to a live NodeClaim of the same name and each NodeClaim
   // has at most one VM: no orphan, no duplicate.
   static std::string leaks(const cluster_view& v);
+  // leaks() once the world has settled: a VM or NodeClaim still being made or removed when the
+  // test's condition first held gets `within` to finish; what remains then is a leak.
+  std::string settled_leaks(std::chrono::milliseconds within = std::chrono::seconds(15));
 
   // Proxmox as a person would use it, behind the controller's back: a VM made (and started) by
   // hand, any call that starts a task waited for, a VM's config digest ("gone" when unreadable).

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/ownership/iso_name.hpp"
 #include "test/e2e/e2e_support.hpp"
 
 namespace kp::e2e {
@@ -187,7 +188,8 @@ class go_examples : public e2e_test {
             out.vm = vm;
             for (const auto& e :
                  fs::recursive_directory_iterator(world->work_dir() + "/pve-data")) {
-              if (e.path().filename() == "user-data-" + std::to_string(vm.vmid) + ".iso")
+              auto iso_name = ownership::parse_iso_name(e.path().filename().string());
+              if (iso_name && iso_name->vmid == static_cast<std::uint32_t>(vm.vmid))
                 iso = e.path();
             }
             if (iso.empty()) return false;

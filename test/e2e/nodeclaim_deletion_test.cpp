@@ -80,7 +80,7 @@ spec:
       << "node " << node << " / VM " << vmid << " not removed" << diagnose();
   // The ReplicaSet's replacements run elsewhere.
   ASSERT_TRUE(wait_for([](const cluster_view& v) { return v.running() == 2; }, 45s)) << diagnose();
-  EXPECT_EQ(leaks(view()), "");
+  EXPECT_EQ(settled_leaks(), "");
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ TEST_F(drift, aTemplateChangeRollsEveryNodeWithinTheBudget) {
                    .count()
             << " ms, at most " << most << " disrupted at once\n";
   EXPECT_EQ(most, 1u) << "the budget of 1 node was exceeded";
-  EXPECT_EQ(leaks(view()), "");
+  EXPECT_EQ(settled_leaks(), "");
   bool drift_event = false;
   for (const auto& e : events())
     drift_event =

@@ -30,7 +30,7 @@ TEST_F(empty_nodes, nodesLeftEmptyAreRemovedWithTheirNodeClaimsAndVms) {
                    std::chrono::steady_clock::now() - emptied)
                    .count()
             << " ms\n";
-  EXPECT_EQ(leaks(view()), "");
+  EXPECT_EQ(settled_leaks(), "");
   bool empty_event = false;
   for (const auto& e : events())
     empty_event =

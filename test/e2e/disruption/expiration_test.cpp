@@ -35,7 +35,7 @@ TEST_F(expiration, anExpiredNodeIsReplacedAndItsPodsRunAgain) {
                                       e.message.find("Expired") != std::string::npos);
   EXPECT_TRUE(expired_event) << "no DisruptionTerminating Event for Expired on " << first;
   EXPECT_GE(metric("karpenter_nodeclaims_disrupted_total"), 1);
-  EXPECT_EQ(leaks(view()), "");
+  EXPECT_EQ(settled_leaks(), "");
 }
 
 }  // namespace

@@ -75,7 +75,7 @@ spec:
     EXPECT_EQ(n.daemon_pods, 1) << n.line();
     EXPECT_LE(n.app_cpu + n.daemon_cpu, n.cpu + 1e-9) << n.line();
   }
-  EXPECT_EQ(leaks(view()), "");
+  EXPECT_EQ(settled_leaks(), "");
 }
 
 }  // namespace

@@ -92,7 +92,7 @@ spec:
   auto sets = world->list("/apis/apps/v1/namespaces/default/replicasets");
   ASSERT_TRUE(sets.ok());
   EXPECT_EQ(sets->size(), 2u) << "the new ReplicaSet and the scaled-down old one";
-  EXPECT_EQ(leaks(view()), "");
+  EXPECT_EQ(settled_leaks(), "");
 }
 
 TEST_F(workload_provisioning, statefulSetPodsWithClaimsGetNodesInOrdinalOrder) {
@@ -136,7 +136,7 @@ spec:
   }
   EXPECT_TRUE(
       lab::rolled_out("StatefulSet", get("/apis/apps/v1/namespaces/default/statefulsets/db")));
-  EXPECT_EQ(leaks(view()), "");
+  EXPECT_EQ(settled_leaks(), "");
 }
 
 TEST_F(workload_provisioning, jobPodsGetNodesAndTheJobCompletes) {
