@@ -1,33 +1,25 @@
 #include "core/ownership/template_mark.hpp"
 
+#include "core/ownership/mark_text.hpp"
+
 namespace kp::ownership {
 namespace {
 
 constexpr std::string_view mark_prefix = "karpenter-proxmox-template:";
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
 std::optional<template_mark> parse_line(std::string_view line) {
-  line = trim(line);
+  line = trim_mark_text(line);
   if (line.substr(0, mark_prefix.size()) != mark_prefix) return std::nullopt;
   line.remove_prefix(mark_prefix.size());
   template_mark mark;
   while (!line.empty()) {
     auto comma = line.find(',');
-    auto item = trim(line.substr(0, comma));
+    auto item = trim_mark_text(line.substr(0, comma));
     line = comma == std::string_view::npos ? std::string_view{} : line.substr(comma + 1);
     auto eq = item.find('=');
     if (eq == std::string_view::npos) return std::nullopt;
-    auto key = trim(item.substr(0, eq));
-    std::string value(trim(item.substr(eq + 1)));
+    auto key = trim_mark_text(item.substr(0, eq));
+    std::string value(trim_mark_text(item.substr(eq + 1)));
     if (value.empty()) return std::nullopt;
     if (key == "cluster") {
       mark.cluster = value;

@@ -1,5 +1,7 @@
 #include "core/ownership/vm_mark.hpp"
 
+#include "core/ownership/mark_text.hpp"
+
 #include <vector>
 
 namespace kp::ownership {
@@ -7,35 +9,25 @@ namespace {
 
 constexpr std::string_view prefix = "karpenter-proxmox:";
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
 std::optional<ownership_mark> parse_line(std::string_view line) {
-  line = trim(line);
+  line = trim_mark_text(line);
   if (line.substr(0, prefix.size()) != prefix) return std::nullopt;
   line.remove_prefix(prefix.size());
   ownership_mark mark;
   while (!line.empty()) {
-    line = trim(line);
+    line = trim_mark_text(line);
     auto eq = line.find('=');
     if (eq == std::string_view::npos) return std::nullopt;
-    auto key = trim(line.substr(0, eq));
+    auto key = trim_mark_text(line.substr(0, eq));
     line.remove_prefix(eq + 1);
     std::string_view value;
     if (key == "affinity") {
       // Its value holds commas: it takes the rest of the line.
-      value = trim(line);
+      value = trim_mark_text(line);
       line = {};
     } else {
       auto comma = line.find(',');
-      value = trim(line.substr(0, comma));
+      value = trim_mark_text(line.substr(0, comma));
       line = comma == std::string_view::npos ? std::string_view{} : line.substr(comma + 1);
     }
     if (value.empty()) return std::nullopt;
@@ -80,7 +72,7 @@ std::optional<ownership_mark> parse_ownership_mark(std::string_view description)
 }
 
 bool is_go_provider_description(std::string_view description) {
-  return trim(description).substr(0, 26) == "Karpenter managed instance";
+  return trim_mark_text(description).substr(0, 26) == "Karpenter managed instance";
 }
 
 std::string description_affinity(std::string_view description) {
@@ -89,7 +81,7 @@ std::string description_affinity(std::string_view description) {
   auto at = description.find("affinity=");
   if (at == std::string_view::npos) return {};
   auto rest = description.substr(at + 9);
-  return std::string(trim(rest.substr(0, rest.find('\n'))));
+  return std::string(trim_mark_text(rest.substr(0, rest.find('\n'))));
 }
 
 }  // namespace kp::ownership
