@@ -11,6 +11,7 @@
 #include "actors/disruption/decision_labels.hpp"
 #include "actors/disruption/disruption_input.hpp"
 #include "actors/disruption/replacement.hpp"
+#include "actors/event_reasons.hpp"
 #include "actors/failure_boundary.hpp"
 #include "core/disruption/conservative.hpp"
 #include "core/disruption/repair.hpp"
@@ -79,12 +80,12 @@ kd::planner_options planner_options_of(const state& st) {
   return base;
 }
 
-void event(const state& st, const std::string& kind, const std::string& name,
-           const std::string& reason, const std::string& message, bool warning = false) {
+void event(const state& st, const std::string& kind, const std::string& name, event_reason reason,
+           const std::string& message, bool warning = false) {
   protocol::event_record e;
   e.kind = kind;
   e.name = name;
-  e.reason = reason;
+  e.reason = reason.str();
   e.message = message;
   e.type = warning ? "Warning" : "Normal";
   if (kind == "Node") {

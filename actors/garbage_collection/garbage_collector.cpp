@@ -10,6 +10,7 @@
 #include <caf/all.hpp>
 
 #include "actors/continuation.hpp"
+#include "actors/event_reasons.hpp"
 #include "actors/garbage_collection/garbage.hpp"
 #include "observability/logging.hpp"
 
@@ -139,7 +140,7 @@ void delete_claim(self_ptr self, const claim_garbage& g) {
         e.name = g.name;
         e.uid = g.uid;
         e.type = "Normal";
-        e.reason = "GarbageCollected";
+        e.reason = event_reason("GarbageCollected").str();
         e.message = g.reason;
         record_event(st.ctx, std::move(e));
       }));

@@ -14,6 +14,7 @@
 #include "actors/backoff.hpp"
 #include "actors/continuation.hpp"
 #include "actors/controller_context.hpp"
+#include "actors/event_reasons.hpp"
 #include "actors/nodeclaim/claim_conditions.hpp"
 #include "actors/status_refusals.hpp"
 #include "core/cloudinit/bootstrap_token.hpp"
@@ -85,7 +86,7 @@ std::string now_rfc3339(const claim_state& st);
 const kube::node_claim* current_claim(const claim_state& st);
 void note_written(self_ptr self, const kube::node_claim& written);
 void event(const claim_state& st, const kube::node_claim& claim, std::string type,
-           std::string reason, std::string message);
+           event_reason reason, std::string message);
 std::string nodepool_of(const kube::node_claim& claim);
 std::string label_of(const kube::node_claim& claim, const char* key);
 void schedule_retry(self_ptr self);

@@ -54,14 +54,14 @@ void note_written(self_ptr self, const kube::node_claim& written) {
 }
 
 void event(const claim_state& st, const kube::node_claim& claim, std::string type,
-           std::string reason, std::string message) {
+           event_reason reason, std::string message) {
   protocol::event_record e;
   e.kind = "NodeClaim";
   e.api_version = "karpenter.sh/v1";
   e.name = claim.metadata.name;
   e.uid = claim.metadata.uid;
   e.type = std::move(type);
-  e.reason = std::move(reason);
+  e.reason = reason.str();
   e.message = std::move(message);
   record_event(st.ctx, std::move(e));
 }

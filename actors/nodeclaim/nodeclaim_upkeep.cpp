@@ -153,7 +153,9 @@ void on_deadline(self_ptr self, int which) {
   }
   auto copy = *claim;
   st.log.warn("deleting the NodeClaim: " + reason, {{"nodeclaim", copy.metadata.name}});
-  event(st, copy, "Warning", which == launch_deadline ? "LaunchTimeout" : "RegistrationTimeout",
+  event(st, copy, "Warning",
+        which == launch_deadline ? event_reason("LaunchTimeout")
+                                 : event_reason("RegistrationTimeout"),
         which == launch_deadline
             ? "not launched within LAUNCH_TIMEOUT; deleting the NodeClaim"
             : "no Node registered within REGISTRATION_TIMEOUT; deleting the NodeClaim");

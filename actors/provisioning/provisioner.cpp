@@ -7,6 +7,7 @@
 #include <caf/all.hpp>
 
 #include "actors/continuation.hpp"
+#include "actors/event_reasons.hpp"
 #include "actors/failure_boundary.hpp"
 #include "actors/provisioning/nodeclaim_builder.hpp"
 #include "actors/provisioning/provisionable.hpp"
@@ -64,7 +65,7 @@ struct env {
   boundary_ptr boundary;
 };
 
-protocol::event_record pod_event(const kube::pod& pod, std::string type, std::string reason,
+protocol::event_record pod_event(const kube::pod& pod, std::string type, event_reason reason,
                                  std::string message) {
   protocol::event_record e;
   e.kind = "Pod";
@@ -73,7 +74,7 @@ protocol::event_record pod_event(const kube::pod& pod, std::string type, std::st
   e.name = pod.metadata.name;
   e.uid = pod.metadata.uid;
   e.type = std::move(type);
-  e.reason = std::move(reason);
+  e.reason = reason.str();
   e.message = std::move(message);
   return e;
 }

@@ -12,6 +12,7 @@
 #include <caf/all.hpp>
 
 #include "actors/continuation.hpp"
+#include "actors/event_reasons.hpp"
 #include "actors/termination/drain_plan.hpp"
 #include "observability/logging.hpp"
 #include "protocol/kube/model_translation.hpp"
@@ -134,7 +135,7 @@ std::int64_t ms_of(config::duration d) {
 }
 
 void event_on(self_ptr self, std::string kind, std::string api_version, const kube::object_meta& m,
-              std::string type, std::string reason, std::string message) {
+              std::string type, event_reason reason, std::string message) {
   protocol::event_record e;
   e.kind = std::move(kind);
   e.api_version = std::move(api_version);
@@ -142,18 +143,18 @@ void event_on(self_ptr self, std::string kind, std::string api_version, const ku
   e.name = m.name;
   e.uid = m.uid;
   e.type = std::move(type);
-  e.reason = std::move(reason);
+  e.reason = reason.str();
   e.message = std::move(message);
   record_event(self->state.ctx, std::move(e));
 }
 
-void claim_event(self_ptr self, const kube::node_claim& c, std::string type, std::string reason,
+void claim_event(self_ptr self, const kube::node_claim& c, std::string type, event_reason reason,
                  std::string message) {
   event_on(self, "NodeClaim", "karpenter.sh/v1", c.metadata, std::move(type), std::move(reason),
            std::move(message));
 }
 
-void node_event(self_ptr self, const kube::node& n, std::string type, std::string reason,
+void node_event(self_ptr self, const kube::node& n, std::string type, event_reason reason,
                 std::string message) {
   event_on(self, "Node", "v1", n.metadata, std::move(type), std::move(reason), std::move(message));
 }

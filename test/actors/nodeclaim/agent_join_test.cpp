@@ -187,9 +187,9 @@ TEST(AgentJoin, Base64MatchesTheStandardAlphabetAndPadding) {
   EXPECT_EQ(cloudinit::base64_encode("\xff\xfe"), "//4=");
 }
 
-// kproximate's kpNodeCores=2 / kpNodeMemory=2048 as docs/kproximate.md writes them: one type in
-// INSTANCE_TYPES_FILE. Whatever is pending, every new node has that size, and the number of
-// nodes follows the pods that fit (not kproximate's raw "requested / node size").
+// kproximate's kpNodeCores=2 / kpNodeMemory=2048 as docs/migrate-from-kproximate.md writes them:
+// one type in INSTANCE_TYPES_FILE. Whatever is pending, every new node has that size, and the
+// number of nodes follows the pods that fit (not kproximate's raw "requested / node size").
 TEST(FixedSizeNodes, AnInstanceTypesFileWithOneSizeGivesEveryNodeThatSize) {
   auto types = instance_types::parse_instance_types_file(R"([{"name": "kp1.2VCPU-2GB",
       "capacity": {"cpu": "2", "memory": "2Gi", "ephemeral-storage": "30Gi", "pods": "110"},

@@ -7,8 +7,8 @@
 namespace kp::actors::nodeclaim_sims {
 namespace {
 
-// kproximate's model (docs/kproximate.md): a guestAgent node class with a templated host label
-// and an SSH key. The VM gets no ISO; the join runs through agent exec.
+// kproximate's model (docs/migrate-from-kproximate.md): a guestAgent node class with a templated
+// host label and an SSH key. The VM gets no ISO; the join runs through agent exec.
 constexpr const char* kproximate_class = R"(apiVersion: karpenter.proxmox.sinextra.dev/v1alpha1
 kind: ProxmoxNodeClass
 metadata: {name: kproximate}

@@ -1,6 +1,6 @@
-// docs/kproximate.md's complete example must stay usable: its YAML parses, its instance types
-// file is accepted, its names agree with each other, with the CRD and with the kproximate
-// example templates.
+// docs/migrate-from-kproximate.md's complete example must stay usable: its YAML parses, its
+// instance types file is accepted, its names agree with each other, with the CRD and with the
+// kproximate example templates.
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -45,12 +45,12 @@ YAML::Node find_kind(const std::vector<YAML::Node>& docs, const std::string& kin
   for (const auto& d : docs) {
     if (d["kind"] && d["kind"].Scalar() == kind) return d;
   }
-  ADD_FAILURE() << "no " << kind << " in docs/kproximate.md";
+  ADD_FAILURE() << "no " << kind << " in docs/migrate-from-kproximate.md";
   return YAML::Node();
 }
 
 TEST(KproximateDoc, TheCompleteExampleIsConsistentAndAccepted) {
-  std::string md = read(source_root() / "docs" / "kproximate.md");
+  std::string md = read(source_root() / "docs" / "migrate-from-kproximate.md");
   ASSERT_FALSE(md.empty());
   std::vector<YAML::Node> docs;
   ASSERT_NO_THROW(docs = yaml_documents(md));
