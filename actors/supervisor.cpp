@@ -4,7 +4,9 @@
 
 #include <caf/all.hpp>
 
-#include "actors/backoff.hpp"
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+
 #include "actors/failure_boundary.hpp"
 #include "observability/logging.hpp"
 
@@ -14,14 +16,13 @@ namespace {
 struct running_child {
   child_spec spec;
   caf::actor handle;  // invalid while waiting for a restart
-  backoff delay;
-  caf::actor_clock::time_point started;
+  restart_schedule restarts;
+  prometheus::Counter* restarted = nullptr;  // null without metrics
 };
 
 struct supervisor_state {
   std::map<std::string, running_child> children;
   bool stopping = false;
-  std::chrono::milliseconds max_delay{0};
   obs::logger log{"supervisor"};
   static inline const char* name = "supervisor";
 };
@@ -30,22 +31,20 @@ using supervisor_pointer = protocol::supervisor_actor::stateful_pointer<supervis
 
 void start_child(supervisor_pointer self, running_child& child) {
   child.handle = child.spec.spawn(self->system());
-  child.started = self->clock().now();
+  child.restarts.started(self->clock().now());
   self->monitor(child.handle);
   self->state.log.debug("started actor", {{"actor", child.spec.name}});
 }
 
-protocol::supervisor_actor::behavior_type supervisor_behavior(supervisor_pointer self,
-                                                              std::vector<child_spec> specs,
-                                                              restart_policy policy,
-                                                              boundary_ptr boundary) {
+protocol::supervisor_actor::behavior_type supervisor_behavior(
+    supervisor_pointer self, std::vector<child_spec> specs, restart_policy policy,
+    boundary_ptr boundary, std::shared_ptr<obs::karpenter_metrics> metrics) {
   install_boundary(self, boundary);
-  self->state.max_delay = policy.max_delay;
   for (auto& spec : specs) {
     auto name = spec.name;
     auto [it, _] = self->state.children.emplace(
-        name, running_child{std::move(spec), caf::actor{},
-                            backoff(policy.initial_delay, policy.max_delay)});
+        name, running_child{std::move(spec), caf::actor{}, restart_schedule(policy)});
+    if (metrics) it->second.restarted = &metrics->actor_restarts.Add({{"actor", name}});
     start_child(self, it->second);
   }
   self->set_down_handler(guarded(boundary, [self](caf::down_msg& down) {
@@ -53,9 +52,8 @@ protocol::supervisor_actor::behavior_type supervisor_behavior(supervisor_pointer
     for (auto& [name, child] : self->state.children) {
       if (child.handle && child.handle.address() == down.source) {
         child.handle = caf::actor{};
-        // A child that ran longer than the longest delay was healthy: start again from short.
-        if (self->clock().now() - child.started > self->state.max_delay) child.delay.reset();
-        auto delay = child.delay.next();
+        auto delay = child.restarts.stopped(self->clock().now());
+        if (child.restarted != nullptr) child.restarted->Increment();
         self->state.log.error("actor stopped; restarting it",
                               {{"actor", name},
                                {"reason", caf::to_string(down.reason)},
@@ -96,7 +94,7 @@ protocol::supervisor_actor spawn_supervisor(caf::actor_system& system,
                                             std::vector<child_spec> children, restart_policy policy,
                                             std::shared_ptr<obs::karpenter_metrics> metrics) {
   return system.spawn(supervisor_behavior, std::move(children), policy,
-                      make_boundary("supervisor", metrics));
+                      make_boundary("supervisor", metrics), metrics);
 }
 
 }  // namespace kp::actors

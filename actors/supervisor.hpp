@@ -1,7 +1,7 @@
 #pragma once
 // The supervisor: spawns the actors described by child specs, monitors them, restarts one that
-// stops on its own (exponential backoff, so a crash loop does not spin), and stops them all when
-// it is told to exit (anon_send_exit(supervisor, exit_reason::user_shutdown)).
+// stops on its own (restart_schedule.hpp: exponential backoff, so a crash loop does not spin), and
+// stops them all when it is told to exit (anon_send_exit(supervisor, exit_reason::user_shutdown)).
 #include <chrono>
 #include <functional>
 #include <string>
@@ -10,6 +10,7 @@
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
+#include "actors/restart_schedule.hpp"
 #include "observability/karpenter_metrics.hpp"
 #include "protocol/messages.hpp"
 
@@ -21,12 +22,8 @@ struct child_spec {
   std::function<caf::actor(caf::actor_system&)> spawn;
 };
 
-struct restart_policy {
-  std::chrono::milliseconds initial_delay{std::chrono::seconds(1)};
-  std::chrono::milliseconds max_delay{std::chrono::seconds(30)};
-};
-
-// `metrics` (optional) counts failures at its boundary.
+// `metrics` (optional) counts failures at its boundary and restarts
+// (karpenter_proxmox_actor_restarts_total{actor=<child name>}).
 protocol::supervisor_actor spawn_supervisor(caf::actor_system& system,
                                             std::vector<child_spec> children,
                                             restart_policy policy = {},

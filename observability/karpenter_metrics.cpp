@@ -144,6 +144,9 @@ karpenter_metrics::karpenter_metrics(prometheus::Registry& r)
       memory_allocated_total(gauge(r, "memory_allocated_total", "The total memory allocated")),
       actor_failures(counter(r, "karpenter_proxmox_actor_failures_total",
                              "Exceptions caught at an actor's boundary, by actor; each was "
-                             "confined to the message or object it was handling.")) {}
+                             "confined to the message or object it was handling.")),
+      actor_restarts(counter(r, "karpenter_proxmox_actor_restarts_total",
+                             "Actors started again, after a backoff, because they stopped on "
+                             "their own (an exception or an abnormal exit), by actor.")) {}
 
 }  // namespace kp::obs

@@ -99,6 +99,8 @@ struct karpenter_metrics {
 
   // Exceptions caught at actor boundaries (actors/failure_boundary.hpp)
   prometheus::Family<prometheus::Counter>& actor_failures;  // actor
+  // Actors started again after they stopped on their own (actors/restart_schedule.hpp)
+  prometheus::Family<prometheus::Counter>& actor_restarts;  // actor
 };
 
 // Latency buckets (seconds) shared by the duration histograms.

@@ -2,6 +2,9 @@
 // shutdown; the readiness actor publishes reports to the /readyz state. Virtual time throughout.
 #include <gtest/gtest.h>
 
+#include <prometheus/counter.h>
+#include <prometheus/registry.h>
+
 #include "actors/readiness.hpp"
 #include "actors/supervisor.hpp"
 #include "caf_test_fixture.hpp"
@@ -53,6 +56,8 @@ TEST_F(Supervisor, SpawnsEveryChild) {
 TEST_F(Supervisor, RestartsAStoppedChildAfterItsBackoffDelay) {
   child_counters c;
   caf::actor current;
+  prometheus::Registry registry;
+  auto metrics = std::make_shared<obs::karpenter_metrics>(registry);
   auto supervisor =
       spawn_supervisor(sys(),
                        {{"c",
@@ -60,7 +65,8 @@ TEST_F(Supervisor, RestartsAStoppedChildAfterItsBackoffDelay) {
                            current = s.spawn(counted_child, &c);
                            return current;
                          }}},
-                       restart_policy{std::chrono::seconds(1), std::chrono::seconds(8)});
+                       restart_policy{std::chrono::seconds(1), std::chrono::seconds(8)}, metrics);
+  auto restarts = [&] { return metrics->actor_restarts.Add({{"actor", "c"}}).Value(); };
   sched().run();
   caf::anon_send(current, crash_atom::value);
   sched().run();
@@ -72,6 +78,7 @@ TEST_F(Supervisor, RestartsAStoppedChildAfterItsBackoffDelay) {
   sched().advance_time(std::chrono::milliseconds(1));
   sched().run();
   EXPECT_EQ(c.spawned, 2);
+  EXPECT_EQ(restarts(), 1) << "karpenter_proxmox_actor_restarts_total{actor=\"c\"}";
   EXPECT_EQ(children_of(supervisor), std::vector<std::string>{"c"});
   // A second crash waits twice as long.
   caf::anon_send(current, crash_atom::value);
@@ -82,6 +89,7 @@ TEST_F(Supervisor, RestartsAStoppedChildAfterItsBackoffDelay) {
   sched().advance_time(std::chrono::milliseconds(1));
   sched().run();
   EXPECT_EQ(c.spawned, 3);
+  EXPECT_EQ(restarts(), 2);
   caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
 }
 
