@@ -175,13 +175,16 @@ Behavior guarded_behavior(const boundary_ptr& boundary, Fs... handlers) {
 
 // The last net, for code outside guarded handlers (a spawn function's set-up): the exception is
 // reported like the others, then CAF 0.17 stops the actor (it cannot resume one that threw
-// there), and whoever monitors it restarts it.
+// there), and whoever monitors it restarts it. An actor whose whole state is one object (a
+// NodeClaim's) leaves its handlers unguarded on purpose and names that object in `subject`:
+// a failure anywhere in it stops it, and its supervisor starts it afresh from the cluster state.
 template <class Self>
-void install_boundary(Self* self, boundary_ptr boundary) {
+void install_boundary(Self* self, boundary_ptr boundary,
+                      std::string subject = "outside a guarded handler; the actor stops") {
   self->set_exception_handler(
-      [boundary = std::move(boundary)](caf::scheduled_actor*,
-                                       std::exception_ptr& failure) -> caf::error {
-        boundary->report("outside a guarded handler; the actor stops", failure);
+      [boundary = std::move(boundary), subject = std::move(subject)](
+          caf::scheduled_actor*, std::exception_ptr& failure) -> caf::error {
+        boundary->report(subject, failure);
         return caf::make_error(caf::exit_reason::unhandled_exception);
       });
 }

@@ -11,6 +11,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/failure_boundary.hpp"
 #include "actors/nodeclaim/claim_state.hpp"
 #include "actors/nodeclaim/launch_plan.hpp"
 #include "protocol/kube/patches.hpp"
@@ -200,7 +201,12 @@ void reconcile(self_ptr self) {
   sync_with_node_class(self, *claim);
 }
 
+// The handlers are not guarded one by one: the actor's state is this one claim, and a phase cut
+// off by an exception would leave it half-done (busy, a timer not armed). The boundary reports
+// the failure and stops the actor; the fleet starts a fresh one that reads the claim and its VM.
 impl_actor::behavior_type claim_behavior(self_ptr self, controller_context ctx, std::string name) {
+  install_boundary(self, make_boundary("nodeclaim", ctx.metrics),
+                   "NodeClaim " + name + "; its actor stops and restarts from the cluster state");
   self->state.ctx = std::move(ctx);
   self->state.claim_name = std::move(name);
   return {
