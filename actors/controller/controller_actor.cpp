@@ -195,6 +195,7 @@ void start(self_ptr self) {
     auto rs =
         region::region_settings_from(ctx.settings, cluster, ctx.cluster_name, st.in.node_settings);
     rs.metrics = ctx.metrics ? &ctx.metrics->registry : nullptr;
+    rs.karpenter = ctx.metrics;
     auto region = region::spawn_region_actor(sys, client->second, rs);
     ctx.regions.emplace(cluster.region, region);
     st.children->infrastructure.push_back(untyped(region));

@@ -11,6 +11,7 @@
 
 #include "actors/continuation.hpp"
 #include "actors/event_reasons.hpp"
+#include "actors/failure_boundary.hpp"
 #include "actors/garbage_collection/garbage.hpp"
 #include "observability/logging.hpp"
 
@@ -29,12 +30,17 @@ using impl_actor =
 
 constexpr auto list_timeout = std::chrono::minutes(2);
 constexpr auto delete_timeout = std::chrono::minutes(10);
+// A pass still running this long after it started lost a reply to a failure: give it up.
+constexpr auto pass_give_up = list_timeout + std::chrono::minutes(1);
 
 struct gc_state {
   controller_context ctx;
   protocol::snapshot_ptr snap;
   bool running = false;
   bool again = false;
+  std::uint64_t pass_generation = 0;  // a reply of a pass given up is dropped
+  caf::actor_clock::time_point pass_started;
+  boundary_ptr boundary;
   bool seen_synced = false;
   std::uint64_t passes = 0;
   std::map<std::string, std::int64_t> first_seen;  // vm_key -> wall clock first listed
@@ -84,29 +90,30 @@ void delete_orphan(self_ptr self, const vm_garbage& g) {
   req.nodeclaim = g.nodeclaim;  // the region checks the mark still names it
   req.collect = true;           // never an adopted (Go provider's) VM
   self->request(region->second, delete_timeout, protocol::vm_delete_atom::value, req)
-      .then(
-          [self, key, g](protocol::delete_reply& reply) {
-            self->state.deleting_vms.erase(key);
-            if (reply.ok) {
-              self->state.first_seen.erase(key);
-              self->state.log.info("deleted orphan VM", {{"region", g.region},
-                                                         {"vmid", std::to_string(g.vmid)},
-                                                         {"nodeclaim", g.nodeclaim},
-                                                         {"reason", g.reason}});
-            } else {
-              self->state.log.warn("deleting orphan VM failed", {{"region", g.region},
-                                                                 {"vmid", std::to_string(g.vmid)},
-                                                                 {"code", reply.error.code},
-                                                                 {"error", reply.error.message}});
-            }
-          },
-          [self, key, g](caf::error& e) {
-            self->state.deleting_vms.erase(key);
-            self->state.log.warn("deleting orphan VM failed",
-                                 {{"region", g.region},
-                                  {"vmid", std::to_string(g.vmid)},
-                                  {"error", self->system().render(e)}});
-          });
+      .then(guarded(st.boundary,
+                    [self, key, g](protocol::delete_reply& reply) {
+                      self->state.deleting_vms.erase(key);
+                      if (reply.ok) {
+                        self->state.first_seen.erase(key);
+                        self->state.log.info("deleted orphan VM", {{"region", g.region},
+                                                                   {"vmid", std::to_string(g.vmid)},
+                                                                   {"nodeclaim", g.nodeclaim},
+                                                                   {"reason", g.reason}});
+                      } else {
+                        self->state.log.warn("deleting orphan VM failed",
+                                             {{"region", g.region},
+                                              {"vmid", std::to_string(g.vmid)},
+                                              {"code", reply.error.code},
+                                              {"error", reply.error.message}});
+                      }
+                    }),
+            guarded(st.boundary, [self, key, g](caf::error& e) {
+              self->state.deleting_vms.erase(key);
+              self->state.log.warn("deleting orphan VM failed",
+                                   {{"region", g.region},
+                                    {"vmid", std::to_string(g.vmid)},
+                                    {"error", self->system().render(e)}});
+            }));
 }
 
 void delete_claim(self_ptr self, const claim_garbage& g) {
@@ -189,13 +196,22 @@ void finish_pass(self_ptr self, const std::vector<region_listing>& listings) {
     clock.vm_grace_ms = ms_of(st.ctx.settings.orphan_vm_grace_period);
     clock.claim_grace_ms = clock.vm_grace_ms;
     clock.token_grace_ms = clock.vm_grace_ms;
-    for (const auto& g : orphan_vms(*st.snap, listings, st.first_seen, clock)) {
-      delete_orphan(self, g);
-    }
-    std::vector<gc_skip> skips;
-    for (const auto& g : lost_claims(*st.snap, listings, clock, &skips)) delete_claim(self, g);
-    for (const auto& s : skips) skipped(self, s);
-    for (const auto& g : stale_bootstrap_tokens(*st.snap, clock)) delete_token(self, g);
+    // Each object is confined on its own, and the pass as a whole, so that `running` is
+    // always reset below.
+    const auto& b = *st.boundary;
+    b.contain("the garbage collection pass", [&] {
+      for (const auto& g : orphan_vms(*st.snap, listings, st.first_seen, clock)) {
+        b.contain("VM " + vm_key(g.region, g.vmid), [&] { delete_orphan(self, g); });
+      }
+      std::vector<gc_skip> skips;
+      for (const auto& g : lost_claims(*st.snap, listings, clock, &skips)) {
+        b.contain("NodeClaim " + g.name, [&] { delete_claim(self, g); });
+      }
+      for (const auto& s : skips) skipped(self, s);
+      for (const auto& g : stale_bootstrap_tokens(*st.snap, clock)) {
+        b.contain("Secret " + g.namespace_ + "/" + g.name, [&] { delete_token(self, g); });
+      }
+    });
   }
   ++st.passes;
   st.running = false;
@@ -207,11 +223,14 @@ void finish_pass(self_ptr self, const std::vector<region_listing>& listings) {
 
 void run_pass(self_ptr self) {
   auto& st = self->state;
-  if (st.running) {
+  if (st.running && self->clock().now() - st.pass_started < pass_give_up) {
     st.again = true;
     return;
   }
+  if (st.running) st.log.warn("giving up a garbage collection pass that never finished", {});
   st.running = true;
+  st.pass_started = self->clock().now();
+  auto generation = ++st.pass_generation;
   if (st.ctx.regions.empty()) {
     finish_pass(self, {});
     return;
@@ -222,39 +241,46 @@ void run_pass(self_ptr self) {
   };
   auto p = std::make_shared<pass>();
   p->left = st.ctx.regions.size();
-  auto arrived = [self, p]() {
-    if (--p->left == 0) finish_pass(self, p->listings);
+  auto arrived = [self, p, generation]() {
+    if (--p->left == 0 && generation == self->state.pass_generation) {
+      finish_pass(self, p->listings);
+    }
   };
   for (const auto& [name, region] : st.ctx.regions) {
     auto index = p->listings.size();
     p->listings.push_back({name, false, {}, {}, {}});
     self->request(region, list_timeout, protocol::list_owned_atom::value)
-        .then(
-            [self, p, index, arrived](protocol::owned_vm_listing& listing) {
-              auto& l = p->listings[index];
-              // Only a fresh listing proves anything missing; otherwise the region is skipped.
-              l.listed = listing.fresh;
-              l.vms = std::move(listing.vms);
-              l.unknown = std::move(listing.unknown);
-              l.unknown_hosts = std::move(listing.unknown_hosts);
-              if (!l.listed) {
-                skipped(self, {l.region, "region", "listing_not_fresh", listing.detail});
-              }
-              arrived();
-            },
-            [self, p, index, arrived](caf::error& e) {
-              skipped(self, {p->listings[index].region, "region", "listing_not_fresh",
-                             self->system().render(e)});
-              arrived();
-            });
+        .then(guarded(st.boundary,
+                      [self, p, index, arrived](protocol::owned_vm_listing& listing) {
+                        auto& l = p->listings[index];
+                        // Only a fresh listing proves anything missing; otherwise the region is
+                        // skipped.
+                        l.listed = listing.fresh;
+                        l.vms = std::move(listing.vms);
+                        l.unknown = std::move(listing.unknown);
+                        l.unknown_hosts = std::move(listing.unknown_hosts);
+                        if (!l.listed) {
+                          skipped(self, {l.region, "region", "listing_not_fresh", listing.detail});
+                        }
+                        arrived();
+                      }),
+              guarded(st.boundary, [self, p, index, arrived](caf::error& e) {
+                skipped(self, {p->listings[index].region, "region", "listing_not_fresh",
+                               self->system().render(e)});
+                arrived();
+              }));
   }
 }
 
 impl_actor::behavior_type gc_behavior(self_ptr self, controller_context ctx) {
+  auto boundary = make_boundary("garbage-collection", ctx.metrics);
+  install_boundary(self, boundary);
+  self->state.boundary = boundary;
   self->state.ctx = std::move(ctx);
   self->delayed_send(self, self->state.ctx.settings.garbage_collection_interval,
                      gc_tick_atom::value);
-  return {
+  return guarded_behavior<impl_actor::behavior_type>(
+      boundary,
       [self](protocol::snapshot_ptr snap) {
         bool first_synced = snap && snap->synced && !self->state.seen_synced;
         self->state.snap = std::move(snap);
@@ -265,13 +291,13 @@ impl_actor::behavior_type gc_behavior(self_ptr self, controller_context ctx) {
         }
       },
       [self](protocol::collect_atom) { run_pass(self); },
-      [self](resume_atom, continuation& c) { c.run(); },
+      [boundary](resume_atom, continuation& c) { boundary->run(c); },
       [self](gc_tick_atom) {
-        run_pass(self);
+        // The next tick first: a pass that throws must not stop the timer.
         self->delayed_send(self, self->state.ctx.settings.garbage_collection_interval,
                            gc_tick_atom::value);
-      },
-  };
+        run_pass(self);
+      });
 }
 
 }  // namespace

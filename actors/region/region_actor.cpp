@@ -10,6 +10,7 @@
 #include <prometheus/family.h>
 #include <prometheus/registry.h>
 
+#include "actors/failure_boundary.hpp"
 #include "actors/region/region_state.hpp"
 #include "protocol/provider_id.hpp"
 #include "protocol/proxmox/api_error.hpp"
@@ -203,6 +204,10 @@ void setup_metrics(region_state& st) {
 impl_actor::behavior_type region_behavior(self_ptr self, std::shared_ptr<proxmox::api> api,
                                           region_settings cfg) {
   auto& st = self->state;
+  // Every handler and completion is confined to the request or operation it was handling; a
+  // request whose handler threw is answered with an error instead of its deadline.
+  auto boundary = make_boundary("region", cfg.karpenter);
+  install_boundary(self, boundary);
   st.api = std::move(api);
   st.ids = vmid_allocator(cfg.first_vmid, cfg.vmid_quarantine);
   st.windows =
@@ -211,7 +216,8 @@ impl_actor::behavior_type region_behavior(self_ptr self, std::shared_ptr<proxmox
   st.cfg = std::move(cfg);
   setup_metrics(st);
   refresh(self);
-  return {
+  return guarded_behavior<impl_actor::behavior_type>(
+      boundary,
       [self](launch_atom, launch_request req) {
         auto rp = self->make_response_promise<launch_reply>();
         with_ready_inventory(self, rp, [self, req = std::move(req), rp]() mutable {
@@ -282,11 +288,10 @@ impl_actor::behavior_type region_behavior(self_ptr self, std::shared_ptr<proxmox
         with_ready_inventory(self, rp, [self, req, rp] { handle_template_delete(self, req, rp); });
         return rp;
       },
-      [self](resume_atom, continuation& c) { c.run(); },
+      [boundary](resume_atom, continuation& c) { boundary->run(c); },
       [self](tick_atom, std::uint64_t generation) {
         if (generation == self->state.timer_generation) refresh(self);
-      },
-  };
+      });
 }
 
 }  // namespace

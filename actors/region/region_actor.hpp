@@ -21,6 +21,9 @@
 namespace prometheus {
 class Registry;
 }
+namespace kp::obs {
+struct karpenter_metrics;
+}
 
 namespace kp::actors::region {
 
@@ -48,6 +51,8 @@ struct region_settings {
   // static_cpu_policy were set).
   bool static_cpu_policy = false;
   prometheus::Registry* metrics = nullptr;  // optional
+  // Optional: counts failures caught at the actor's boundary (actor_failures{actor="region"}).
+  std::shared_ptr<obs::karpenter_metrics> karpenter;
   // Leftover cloud-init ISOs of this cluster (core/ownership/iso_name.hpp) whose VM is gone,
   // older than this, are deleted during refreshes (every `leftover_iso_every` refreshes, the
   // first one included). The grace keeps another controller's launch in flight safe.

@@ -13,6 +13,7 @@
 
 #include "actors/continuation.hpp"
 #include "actors/event_reasons.hpp"
+#include "actors/failure_boundary.hpp"
 #include "actors/termination/drain_plan.hpp"
 #include "observability/logging.hpp"
 #include "protocol/kube/model_translation.hpp"
@@ -79,6 +80,7 @@ struct termination_state {
   std::map<std::string, std::int64_t> claim_deletes;  // NodeClaims we deleted for their Node
   bool tick_pending = false;
   bool reconcile_queued = false;
+  boundary_ptr boundary;
   obs::logger log{"termination"};
   static inline const char* name = "termination";
 };
@@ -341,21 +343,23 @@ void delete_vm(self_ptr self, const std::string& key, const std::string& provide
     req.nodeclaim = claim_name;
     self->request(region->second, region_request_timeout, protocol::vm_delete_atom::value, req)
         .then(
-            [self, key, provider_id, claim_name, mark_deleted](protocol::delete_reply& reply) {
-              if (reply.ok) return mark_deleted(provider_id);
-              if (reply.error.code == "foreign_vm") {
-                // Our VM is gone and its VMID holds someone else's: never touched, and the
-                // NodeClaim's VM counts as deleted.
-                foreign_vm_found(self, claim_name, reply.error.message);
-                return mark_deleted(provider_id + " (gone; the VMID now holds a VM not ours)");
-              }
-              step_failed(self, key, "deleting VM " + provider_id,
-                          kp::make_error(reply.error.code, reply.error.message));
-            },
-            [self, key, provider_id](caf::error& e) {
+            guarded(
+                st.boundary,
+                [self, key, provider_id, claim_name, mark_deleted](protocol::delete_reply& reply) {
+                  if (reply.ok) return mark_deleted(provider_id);
+                  if (reply.error.code == "foreign_vm") {
+                    // Our VM is gone and its VMID holds someone else's: never touched, and the
+                    // NodeClaim's VM counts as deleted.
+                    foreign_vm_found(self, claim_name, reply.error.message);
+                    return mark_deleted(provider_id + " (gone; the VMID now holds a VM not ours)");
+                  }
+                  step_failed(self, key, "deleting VM " + provider_id,
+                              kp::make_error(reply.error.code, reply.error.message));
+                }),
+            guarded(st.boundary, [self, key, provider_id](caf::error& e) {
               step_failed(self, key, "deleting VM " + provider_id,
                           kp::make_error("region", self->system().render(e)));
-            });
+            }));
     return;
   }
   if (claim_name.empty() || st.ctx.regions.empty()) {
@@ -378,15 +382,17 @@ void delete_vm(self_ptr self, const std::string& key, const std::string& provide
     protocol::delete_request req;
     req.nodeclaim = claim_name;
     self->request(region, region_request_timeout, protocol::vm_delete_atom::value, req)
-        .then(
-            [t, finish](protocol::delete_reply& reply) {
-              if (!reply.ok) t->failure = kp::make_error(reply.error.code, reply.error.message);
-              finish();
-            },
-            [self, t, finish](caf::error& e) {
-              t->failure = kp::make_error("region", self->system().render(e));
-              finish();
-            });
+        .then(guarded(st.boundary,
+                      [t, finish](protocol::delete_reply& reply) {
+                        if (!reply.ok) {
+                          t->failure = kp::make_error(reply.error.code, reply.error.message);
+                        }
+                        finish();
+                      }),
+              guarded(st.boundary, [self, t, finish](caf::error& e) {
+                t->failure = kp::make_error("region", self->system().render(e));
+                finish();
+              }));
   }
 }
 
@@ -739,7 +745,10 @@ void reconcile(self_ptr self) {
       it = st.jobs.erase(it);
       continue;
     }
-    if (!gone) step(self, key, j, claim, node, now);
+    // A step that throws is confined to its job, which retries later like a failed step.
+    if (!gone && !st.boundary->contain(key, [&] { step(self, key, j, claim, node, now); })) {
+      step_failed(self, key, "a step", kp::make_error("exception", "caught at the boundary"));
+    }
     ++it;
   }
   // Forget attempts of pods that are gone.
@@ -758,18 +767,21 @@ void reconcile(self_ptr self) {
 }
 
 impl_actor::behavior_type termination_behavior(self_ptr self, controller_context ctx) {
+  auto boundary = make_boundary("termination", ctx.metrics);
+  install_boundary(self, boundary);
+  self->state.boundary = boundary;
   self->state.ctx = std::move(ctx);
-  return {
+  return guarded_behavior<impl_actor::behavior_type>(
+      boundary,
       [self](protocol::snapshot_ptr snap) {
         self->state.snap = std::move(snap);
         reconcile(self);
       },
-      [self](resume_atom, continuation& c) { c.run(); },
+      [boundary](resume_atom, continuation& c) { boundary->run(c); },
       [self](term_tick_atom) {
         self->state.tick_pending = false;
         reconcile(self);
-      },
-  };
+      });
 }
 
 }  // namespace
