@@ -171,7 +171,9 @@ void delete_token(self_ptr self, const secret_garbage& g) {
       }));
 }
 
-void finish_pass(self_ptr self, const std::vector<region_listing>& listings) {
+// Judges what the listings and the snapshot show and removes the garbage, each object confined
+// on its own.
+void judge_pass(self_ptr self, const std::vector<region_listing>& listings) {
   auto& st = self->state;
   auto now = st.ctx.wall_clock_ms();
   // Ages of VMs whose creation time Proxmox does not give start when we first saw them.
@@ -196,23 +198,25 @@ void finish_pass(self_ptr self, const std::vector<region_listing>& listings) {
     clock.vm_grace_ms = ms_of(st.ctx.settings.orphan_vm_grace_period);
     clock.claim_grace_ms = clock.vm_grace_ms;
     clock.token_grace_ms = clock.vm_grace_ms;
-    // Each object is confined on its own, and the pass as a whole, so that `running` is
-    // always reset below.
     const auto& b = *st.boundary;
-    b.contain("the garbage collection pass", [&] {
-      for (const auto& g : orphan_vms(*st.snap, listings, st.first_seen, clock)) {
-        b.contain("VM " + vm_key(g.region, g.vmid), [&] { delete_orphan(self, g); });
-      }
-      std::vector<gc_skip> skips;
-      for (const auto& g : lost_claims(*st.snap, listings, clock, &skips)) {
-        b.contain("NodeClaim " + g.name, [&] { delete_claim(self, g); });
-      }
-      for (const auto& s : skips) skipped(self, s);
-      for (const auto& g : stale_bootstrap_tokens(*st.snap, clock)) {
-        b.contain("Secret " + g.namespace_ + "/" + g.name, [&] { delete_token(self, g); });
-      }
-    });
+    for (const auto& g : orphan_vms(*st.snap, listings, st.first_seen, clock)) {
+      b.contain("VM " + vm_key(g.region, g.vmid), [&] { delete_orphan(self, g); });
+    }
+    std::vector<gc_skip> skips;
+    for (const auto& g : lost_claims(*st.snap, listings, clock, &skips)) {
+      b.contain("NodeClaim " + g.name, [&] { delete_claim(self, g); });
+    }
+    for (const auto& s : skips) skipped(self, s);
+    for (const auto& g : stale_bootstrap_tokens(*st.snap, clock)) {
+      b.contain("Secret " + g.namespace_ + "/" + g.name, [&] { delete_token(self, g); });
+    }
   }
+}
+
+void finish_pass(self_ptr self, const std::vector<region_listing>& listings) {
+  auto& st = self->state;
+  // The pass as a whole is confined too, so that `running` is always reset below.
+  st.boundary->contain("the garbage collection pass", [&] { judge_pass(self, listings); });
   ++st.passes;
   st.running = false;
   if (st.again) {

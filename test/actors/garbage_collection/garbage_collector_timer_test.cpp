@@ -1,12 +1,18 @@
 // The collector's schedule on CAF's test coordinator (virtual time) with a fake region: a pass
 // every GARBAGE_COLLECTION_INTERVAL, one on collect_atom and one on the first synced snapshot;
-// an orphan VM is deleted only once it has been seen for the grace period.
+// an orphan VM is deleted only once it has been seen for the grace period; a pass that throws
+// is counted at the boundary and the next pass still runs.
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
+#include <prometheus/counter.h>
+#include <prometheus/registry.h>
+
 #include "actors/garbage_collection/garbage_collector.hpp"
+#include "observability/karpenter_metrics.hpp"
 #include "test/actors/caf_test_fixture.hpp"
 #include "test/actors/fake_region.hpp"
 
@@ -51,6 +57,10 @@ class GarbageCollectorTimer : public kp::test::caf_test {
  protected:
   std::int64_t wall_ms = 1'800'000'000'000;
   std::shared_ptr<region_calls> calls = std::make_shared<region_calls>();
+  int clock_throws = 0;  // the next this many wall-clock reads throw
+  prometheus::Registry registry;
+  std::shared_ptr<obs::karpenter_metrics> metrics =
+      std::make_shared<obs::karpenter_metrics>(registry);
 
   garbage_collector_actor spawn() {
     owned_vm vm;
@@ -63,7 +73,14 @@ class GarbageCollectorTimer : public kp::test::caf_test {
     ctx.regions["r1"] = region;
     ctx.settings.garbage_collection_interval = 2min;
     ctx.settings.orphan_vm_grace_period = 30s;
-    ctx.wall_clock_ms = [this] { return wall_ms; };
+    ctx.metrics = metrics;
+    ctx.wall_clock_ms = [this] {
+      if (clock_throws > 0) {
+        --clock_throws;
+        throw std::runtime_error("the clock broke");
+      }
+      return wall_ms;
+    };
     return spawn_garbage_collector(sys(), ctx);
   }
 };
@@ -94,6 +111,27 @@ TEST_F(GarbageCollectorTimer, RunsEveryIntervalOnCollectAndOnTheFirstSyncedSnaps
   sched().run();
   EXPECT_EQ(calls->listed, 4);
   EXPECT_EQ(calls->deleted, std::vector<std::uint32_t>{20000});
+  caf::anon_send_exit(gc, caf::exit_reason::user_shutdown);
+}
+
+TEST_F(GarbageCollectorTimer, APassThatThrowsIsCountedAndTheNextPassStillRunsAndCollects) {
+  auto gc = spawn();
+  auto snap = std::make_shared<cluster_snapshot>();
+  snap->synced = true;
+  snap->node_claims = std::make_shared<object_map<kube::node_claim>>();
+  clock_throws = 1;
+  caf::anon_send(gc, snapshot_ptr(snap));  // the first synced snapshot starts a pass
+  sched().run();
+  EXPECT_EQ(calls->listed, 1);
+  EXPECT_EQ(metrics->actor_failures.Add({{"actor", "garbage-collection"}}).Value(), 1);
+  sched().advance_time(2min);
+  sched().run();
+  EXPECT_EQ(calls->listed, 2) << "the timer survived the failure and the pass was not stuck";
+  sched().advance_time(2min);
+  wall_ms += 31'000;
+  sched().run();
+  EXPECT_EQ(calls->listed, 3);
+  EXPECT_EQ(calls->deleted, std::vector<std::uint32_t>{20000}) << "the collector still works";
   caf::anon_send_exit(gc, caf::exit_reason::user_shutdown);
 }
 
