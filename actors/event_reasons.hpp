@@ -15,6 +15,8 @@ inline constexpr std::string_view event_reasons[] = {
     "Nominated", "FailedScheduling", "Evicted",
     // NodeClaims (actors/nodeclaim)
     "Launched", "LaunchFailed", "Registered", "LaunchTimeout", "RegistrationTimeout", "ForeignVM",
+    // NodeClaims (actors/nodeclaim: the fleet restarted the claim's actor)
+    "LifecycleRestarted",
     // NodeClaims and Nodes (actors/termination)
     "Terminating", "FailedDraining",
     // NodeClaims and Nodes (actors/disruption)

@@ -11,6 +11,7 @@
 #include <prometheus/family.h>
 #include <caf/all.hpp>
 
+#include "actors/event_reasons.hpp"
 #include "actors/failure_boundary.hpp"
 #include "actors/nodeclaim/launch_plan.hpp"
 #include "actors/nodeclaim/nodeclaim_actor.hpp"
@@ -137,7 +138,7 @@ void on_child_down(fleet_ptr self, const caf::down_msg& down) {
     e.name = name;
     e.uid = c.uid;
     e.type = "Warning";
-    e.reason = "LifecycleRestarted";
+    e.reason = event_reason("LifecycleRestarted").str();
     e.message = "The controller's work on this NodeClaim stopped (" + reason + "); it resumes in " +
                 std::to_string(delay.count()) + " ms from the cluster and Proxmox state";
     record_event(st.ctx, std::move(e));
