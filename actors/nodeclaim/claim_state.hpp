@@ -43,6 +43,7 @@ struct launched_vm {
   instance_types::instance_type type;
   std::string template_name;
   std::string node_class;
+  std::string image_id;  // the template's status.imageID at launch: what image drift compares
 };
 
 struct claim_state {
@@ -53,6 +54,7 @@ struct claim_state {
   bool busy = false;
   std::int64_t written_rv = -1;  // resourceVersion our last claim write produced
   std::optional<launched_vm> launched;
+  std::string launch_image_id;  // the template image of the launch in flight (busy)
   std::optional<cloudinit::bootstrap_token> token;  // made by us this lifetime
   backoff retry{std::chrono::seconds(1), std::chrono::seconds(60)};
   bool retry_pending = false;

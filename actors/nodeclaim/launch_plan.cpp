@@ -158,6 +158,7 @@ result<template_choice> resolve_template(const protocol::cluster_snapshot& snaps
     }
     // A managed template's Proxmox VM carries the object's name.
     choice.template_name = t->metadata.name;
+    choice.image_id = t->status.image_id;
     if (choice.region.empty()) choice.region = t->spec.region;
     return choice;
   }
@@ -172,6 +173,8 @@ result<template_choice> resolve_template(const protocol::cluster_snapshot& snaps
                       "ProxmoxUnmanagedTemplate " + tref.name + " has no templateName");
   }
   choice.template_name = t->spec.template_name;
+  // Nothing writes an unmanaged template's imageID, so the template VM's name stands for it.
+  choice.image_id = t->status.image_id.empty() ? t->spec.template_name : t->status.image_id;
   if (choice.region.empty()) choice.region = t->spec.region;
   return choice;
 }

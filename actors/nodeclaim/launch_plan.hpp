@@ -36,6 +36,7 @@ bool is_ours(const kube::node_claim& claim);
 struct template_choice {
   const kube::proxmox_node_class* node_class = nullptr;
   std::string template_name;  // the Proxmox template VM name
+  std::string image_id;       // what image drift compares: the template's status.imageID
   std::string region;         // from the node class or the template; "" = any
 };
 

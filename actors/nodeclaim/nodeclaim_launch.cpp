@@ -122,7 +122,7 @@ void record_launch(self_ptr self, const kube::node_claim& claim) {
         const auto& l = *st.launched;
         kube::node_claim updated = *r;
         updated.status.provider_id = l.reply.provider_id;
-        updated.status.image_id = l.template_name;
+        updated.status.image_id = l.image_id;
         updated.status.capacity = to_kube(l.type.capacity);
         updated.status.allocatable = to_kube(l.type.allocatable());
         set_condition(updated.status.conditions, "Launched", "True", "Launched", "",
@@ -282,6 +282,7 @@ void launch(self_ptr self, const kube::node_claim& claim) {
   st.busy = true;
   auto nc = *choice->node_class;
   auto template_name = choice->template_name;
+  st.launch_image_id = choice->image_id;
   // The node class's kubelet maxPods lowers the pods the node offers (its status and kubelet).
   auto chosen = *type;
   if (nc.spec.kubelet && nc.spec.kubelet->max_pods &&
@@ -393,8 +394,9 @@ void launch(self_ptr self, const kube::node_claim& claim) {
                                      {"zone", reply.zone},
                                      {"instance-type", type.name},
                                      {"agent-requests", std::to_string(reply.agent_requests)}});
-                        st.launched = launched_vm{claim.metadata.uid, reply, type, template_name,
-                                                  nc.metadata.name};
+                        st.launched = launched_vm{
+                            claim.metadata.uid, reply, type, template_name, nc.metadata.name,
+                            st.launch_image_id};
                         record_launch(self, claim);
                       },
                       [self, claim](caf::error& err) {

@@ -74,6 +74,26 @@ TEST(LaunchPlan, TheNodeClassAndItsUnmanagedTemplateGiveTheTemplateName) {
   EXPECT_EQ(choice->node_class->metadata.name, "default");
 }
 
+TEST(LaunchPlan, TheImageIdIsTheManagedTemplatesStatusImageIdWhichImageDriftComparesWith) {
+  auto s = world();
+  kube::proxmox_node_class nc;
+  nc.metadata.name = "default";
+  nc.spec.instance_template_ref = {"ProxmoxTemplate", "noble"};
+  s.node_classes = one(nc);
+  kube::proxmox_template t;
+  t.metadata.name = "noble";
+  t.status.image_id = "noble-server-cloudimg-amd64-42.img";
+  s.templates = one(t);
+  auto managed = resolve_template(s, claim());
+  ASSERT_TRUE(managed.ok()) << managed.error().message;
+  EXPECT_EQ(managed->template_name, "noble");
+  EXPECT_EQ(managed->image_id, "noble-server-cloudimg-amd64-42.img");
+
+  auto unmanaged = resolve_template(world(), claim());
+  ASSERT_TRUE(unmanaged.ok());
+  EXPECT_EQ(unmanaged->image_id, "k8s-template");
+}
+
 TEST(LaunchPlan, AMissingNodeClassOrTemplateIsATypedErrorNamingIt) {
   auto s = world();
   auto missing = resolve_template(s, claim("nope"));
