@@ -15,10 +15,10 @@
 
 #include "actors/disruption/disruption_actor.hpp"
 #include "actors/disruption/disruption_input.hpp"
-#include "actors/disruption/replacement.hpp"
 #include "actors/event_recorder/event_recorder.hpp"
 #include "protocol/kube/client.hpp"
 #include "protocol/kube/client_config.hpp"
+#include "protocol/kube/nodeclaim_from_plan.hpp"
 #include "protocol/transport/io_runtime.hpp"
 #include "snapshot_builder.hpp"
 #include "test/sim/kube/kube_sim_process.hpp"
@@ -414,7 +414,7 @@ TEST_F(DisruptionKubeSim, TheKubeWritesTaintMarkAnnotateAndDeleteForReal) {
   planned.labels = {{"karpenter.sh/capacity-type", "on-demand"}};
   planned.requests.set("cpu", model::quantity::from_milli(500));
   auto replacement =
-      replacement_nodeclaim(planned, in.cluster.state, *pool_object_, {}, "default-x2b4z");
+      kube::nodeclaim_from_plan(planned, in.cluster.state, *pool_object_, "default-x2b4z");
   s = run([&](auto d) { writes->create_nodeclaim(replacement, d); });
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_TRUE(claim_exists("default-x2b4z"));

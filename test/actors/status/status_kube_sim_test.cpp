@@ -26,6 +26,7 @@
 #include "observability/karpenter_metrics.hpp"
 #include "protocol/kube/coordination_v1.hpp"
 #include "protocol/kube/core_v1.hpp"
+#include "protocol/kube/drift_hash.hpp"
 #include "protocol/kube/model_translation.hpp"
 #include "protocol/transport/io_runtime.hpp"
 #include "snapshot_builder.hpp"
@@ -447,7 +448,7 @@ TEST_F(StatusKubeSim, nodePoolStatusIsWrittenOnceAndNotAgainWhileNothingChanges)
     if (!p) return false;
     written = *p;
     return written.status.nodes == 2 && !written.status.conditions.empty() &&
-           nodepool_status::hash_current(written);
+           kube::nodepool_hash_current(written);
   }));
   EXPECT_EQ(written.status.resources["cpu"], "6");
   EXPECT_EQ(written.status.resources["memory"], "12Gi");
