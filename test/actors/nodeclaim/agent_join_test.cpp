@@ -6,6 +6,7 @@
 
 #include "actors/nodeclaim/agent_join.hpp"
 #include "actors/nodeclaim/launch_plan.hpp"
+#include "config/instance_types_file.hpp"
 #include "core/instance_types/instance_type.hpp"
 #include "core/scheduling/provision.hpp"
 #include "protocol/provider_id.hpp"
@@ -191,7 +192,7 @@ TEST(AgentJoin, Base64MatchesTheStandardAlphabetAndPadding) {
 // one type in INSTANCE_TYPES_FILE. Whatever is pending, every new node has that size, and the
 // number of nodes follows the pods that fit (not kproximate's raw "requested / node size").
 TEST(FixedSizeNodes, AnInstanceTypesFileWithOneSizeGivesEveryNodeThatSize) {
-  auto types = instance_types::parse_instance_types_file(R"([{"name": "kp1.2VCPU-2GB",
+  auto types = config::parse_instance_types_file(R"([{"name": "kp1.2VCPU-2GB",
       "capacity": {"cpu": "2", "memory": "2Gi", "ephemeral-storage": "30Gi", "pods": "110"},
       "overhead": {"KubeReserved": {"cpu": "50m", "memory": "256Mi"},
                    "SystemReserved": {"cpu": "10m", "memory": "64Mi"},
