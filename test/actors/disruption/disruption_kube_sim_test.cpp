@@ -22,6 +22,7 @@
 #include "protocol/transport/io_runtime.hpp"
 #include "snapshot_builder.hpp"
 #include "test/sim/kube/kube_sim_process.hpp"
+#include "test/support/eventually.hpp"
 
 namespace kp::actors::disruption {
 namespace {
@@ -144,16 +145,12 @@ class DisruptionKubeSim : public ::testing::Test {
   template <class Check>
   bool eventually(const protocol::disruption_actor& actor, std::chrono::milliseconds limit,
                   Check check) {
-    const auto deadline = clock_type::now() + limit;
-    std::mutex m;
-    std::condition_variable cv;
-    while (clock_type::now() < deadline) {
-      caf::anon_send(actor, snapshot());
-      if (check()) return true;
-      std::unique_lock<std::mutex> lock(m);
-      cv.wait_for(lock, 100ms);
-    }
-    return check();
+    return test_support::eventually(
+        [&] {
+          caf::anon_send(actor, snapshot());
+          return check();
+        },
+        limit, 100ms);
   }
 
   bool claim_exists(const std::string& name) {

@@ -31,6 +31,7 @@
 #include "protocol/transport/io_runtime.hpp"
 #include "snapshot_builder.hpp"
 #include "test/sim/kube/kube_sim_process.hpp"
+#include "test/support/eventually.hpp"
 
 namespace kp::actors {
 namespace {
@@ -134,19 +135,9 @@ class StatusKubeSim : public ::testing::Test {
     return f.get();
   }
 
-  // Polls `check` until it is true or `limit` passes, pausing on a condition variable that
-  // nobody signals between polls, so the API server is not hammered.
   template <class Check>
   bool eventually(std::chrono::milliseconds limit, Check check) {
-    const auto deadline = clock_type::now() + limit;
-    std::mutex m;
-    std::condition_variable cv;
-    while (clock_type::now() < deadline) {
-      if (check()) return true;
-      std::unique_lock<std::mutex> lock(m);
-      cv.wait_for(lock, 50ms);
-    }
-    return check();
+    return test_support::eventually(check, limit, 50ms);
   }
 
   bool ask_leading(const protocol::leader_elector_actor& elector) {
