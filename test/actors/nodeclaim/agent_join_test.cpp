@@ -179,15 +179,6 @@ TEST(AgentJoin, AtRegistrationOnlyTheNodeLabelsTheNodeLacksAreApplied) {
   EXPECT_TRUE(node_labels_to_apply(node, c, node_class()).empty());
 }
 
-TEST(AgentJoin, Base64MatchesTheStandardAlphabetAndPadding) {
-  EXPECT_EQ(cloudinit::base64_encode(""), "");
-  EXPECT_EQ(cloudinit::base64_encode("f"), "Zg==");
-  EXPECT_EQ(cloudinit::base64_encode("fo"), "Zm8=");
-  EXPECT_EQ(cloudinit::base64_encode("foo"), "Zm9v");
-  EXPECT_EQ(cloudinit::base64_encode("foobar"), "Zm9vYmFy");
-  EXPECT_EQ(cloudinit::base64_encode("\xff\xfe"), "//4=");
-}
-
 // kproximate's kpNodeCores=2 / kpNodeMemory=2048 as docs/migrate-from-kproximate.md writes them:
 // one type in INSTANCE_TYPES_FILE. Whatever is pending, every new node has that size, and the
 // number of nodes follows the pods that fit (not kproximate's raw "requested / node size").
