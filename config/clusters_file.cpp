@@ -6,6 +6,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "config/text_file.hpp"
+#include "core/text/trim.hpp"
 
 namespace kp::config {
 namespace {
@@ -15,15 +16,6 @@ constexpr std::string_view lab_hint = "for a try-out without Proxmox, run `karpe
 const std::vector<std::string> cluster_keys = {
     "url",      "insecure", "token_id", "token_secret", "token_id_file", "token_secret_file",
     "username", "password", "region",   "ca_file"};
-
-std::string trim(std::string text) {
-  auto not_space = [](unsigned char c) { return c != ' ' && c != '\t' && c != '\n' && c != '\r'; };
-  std::size_t begin = 0;
-  while (begin < text.size() && !not_space(static_cast<unsigned char>(text[begin]))) ++begin;
-  std::size_t end = text.size();
-  while (end > begin && !not_space(static_cast<unsigned char>(text[end - 1]))) --end;
-  return text.substr(begin, end - begin);
-}
 
 struct cluster_context {
   std::string source;
@@ -71,7 +63,7 @@ result<proxmox_cluster> read_cluster(const YAML::Node& entry, cluster_context wh
         field{"password", &password}, field{"ca_file", &ca_file}}) {
     auto value = scalar(entry, key, where);
     if (!value) return value.error();
-    *target = trim(*value);
+    *target = std::string(text::trim(*value));
     if (std::string_view(key) == "region") where.region = c.region;
   }
   if (YAML::Node insecure = entry["insecure"]; insecure && !insecure.IsNull()) {
@@ -132,7 +124,7 @@ result<proxmox_cluster> read_cluster(const YAML::Node& entry, cluster_context wh
       return where.fail("token_id_file " + token_id_file + ": cannot read it (" +
                         content.error().message + ")");
     }
-    c.token_id = trim(*content);
+    c.token_id = std::string(text::trim(*content));
   }
   if (!token_secret_file.empty()) {
     auto content = read_text_file(token_secret_file);
@@ -140,7 +132,7 @@ result<proxmox_cluster> read_cluster(const YAML::Node& entry, cluster_context wh
       return where.fail("token_secret_file " + token_secret_file + ": cannot read it (" +
                         content.error().message + ")");
     }
-    token_secret = trim(*content);
+    token_secret = std::string(text::trim(*content));
   }
   if (c.token_id.empty())
     return where.fail("token_secret is given but token_id is missing or empty");

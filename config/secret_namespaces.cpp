@@ -2,14 +2,10 @@
 
 #include <algorithm>
 
+#include "core/text/trim.hpp"
+
 namespace kp::config {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 bool dns_label(std::string_view s) {
   auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
@@ -21,10 +17,10 @@ bool dns_label(std::string_view s) {
 
 result<std::vector<std::string>> parse_namespace_list(std::string_view text) {
   std::vector<std::string> out;
-  if (trim(text).empty()) return out;
+  if (text::trim(text).empty()) return out;
   while (true) {
     const auto comma = text.find(',');
-    const auto item = trim(text.substr(0, comma));
+    const auto item = text::trim(text.substr(0, comma));
     if (!dns_label(item)) {
       return make_error("invalid_value",
                         "\"" + std::string(item) +

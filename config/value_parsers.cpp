@@ -3,17 +3,13 @@
 #include <charconv>
 #include <cmath>
 
+#include "core/text/trim.hpp"
+
 namespace kp::config {
 namespace {
 
 std::string quoted(std::string_view text) {
   return "\"" + std::string(text) + "\"";
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
 }
 
 struct gate_field {
@@ -106,9 +102,9 @@ const std::vector<std::string>& feature_gate_names() {
 result<feature_gates> parse_feature_gates(std::string_view text) {
   feature_gates gates;
   std::string_view rest = text;
-  while (!trim(rest).empty()) {
+  while (!text::trim(rest).empty()) {
     auto comma = rest.find(',');
-    std::string_view item = trim(rest.substr(0, comma));
+    std::string_view item = text::trim(rest.substr(0, comma));
     rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
     if (item.empty()) continue;
     auto equals = item.find('=');
@@ -116,8 +112,8 @@ result<feature_gates> parse_feature_gates(std::string_view text) {
       return make_error("invalid_feature_gate", "invalid feature gate entry " + quoted(item) +
                                                     ": expected Name=true|false");
     }
-    std::string_view name = trim(item.substr(0, equals));
-    std::string_view value = trim(item.substr(equals + 1));
+    std::string_view name = text::trim(item.substr(0, equals));
+    std::string_view value = text::trim(item.substr(equals + 1));
     const gate_field* field = nullptr;
     for (const auto& candidate : gate_fields) {
       if (name == candidate.name) field = &candidate;

@@ -1,8 +1,6 @@
 #include "actors/controller/controller_actor.hpp"
 
 #include <chrono>
-#include <fstream>
-#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -87,32 +85,6 @@ void retry_resolve(self_ptr self, const std::string& what, const kp::error& e) {
                        {{"reason", why}, {"retry_in_ms", std::to_string(delay.count())}});
   report_readiness(self->system(), {kubernetes_component, false, why});
   self->delayed_send(self, delay, resolve_atom::value);
-}
-
-// Instance types for every NodePool: INSTANCE_TYPES_FILE or the built-in list, with the
-// memory overhead taken off what Kubernetes sees. Offerings are added per batch by the
-// provisioner from the regions' free capacity.
-result<std::vector<instance_types::instance_type>> load_instance_types(const config::settings& s) {
-  std::vector<instance_types::instance_type> types;
-  if (s.instance_types_file.empty()) {
-    types = instance_types::builtin_instance_types();
-  } else {
-    std::ifstream in(s.instance_types_file);
-    if (!in) {
-      return make_error("invalid_instance_types",
-                        "INSTANCE_TYPES_FILE " + s.instance_types_file + ": cannot read it");
-    }
-    std::stringstream text;
-    text << in.rdbuf();
-    auto parsed = instance_types::parse_instance_types_file(text.str());
-    if (!parsed) {
-      return make_error(parsed.error().code, "INSTANCE_TYPES_FILE " + s.instance_types_file + ": " +
-                                                 parsed.error().message);
-    }
-    types = std::move(*parsed);
-  }
-  instance_types::apply_memory_overhead_percent(types, s.vm_memory_overhead_percent);
-  return types;
 }
 
 disruption::disruption_options disruption_options_from(const controller_context& ctx) {
@@ -287,13 +259,7 @@ controller_impl::behavior_type controller_behavior(self_ptr self, controller_inp
   ctx.cluster_endpoint = st.in.settings.cluster_endpoint.empty() ? ctx.kube->config().server
                                                                  : st.in.settings.cluster_endpoint;
   ctx.cluster_ca_pem = ctx.kube->config().ca_pem;
-  if (auto types = load_instance_types(ctx.settings)) {
-    ctx.instance_types = std::move(*types);
-  } else {
-    // Refused at start-up already (run_controller); keep the built-in list rather than crash.
-    st.log.error("instance types", {{"reason", types.error().message}});
-    ctx.instance_types = instance_types::builtin_instance_types();
-  }
+  ctx.instance_types = st.in.instance_types;
 
   // Children die with the controller, whatever the reason.
   self->attach_functor([children = st.children] {

@@ -10,11 +10,13 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <caf/fwd.hpp>
 
 #include "config/clusters_file.hpp"
 #include "config/settings.hpp"
+#include "core/instance_types/instance_type.hpp"
 #include "core/topology/node_settings.hpp"
 #include "observability/karpenter_metrics.hpp"
 #include "protocol/kube/client.hpp"
@@ -34,6 +36,9 @@ struct controller_inputs {
   std::map<std::string, std::shared_ptr<proxmox::client>> proxmox;  // by region
   std::shared_ptr<obs::karpenter_metrics> metrics;
   topology::node_settings_file node_settings;  // NODE_SETTING_FILE, loaded once at start
+  // Instance types for every NodePool (config::load_instance_types: INSTANCE_TYPES_FILE or the
+  // built-in list, memory overhead applied), loaded once at start.
+  std::vector<instance_types::instance_type> instance_types;
   std::string identity;  // this replica's leader-election identity (hostname + random)
 };
 

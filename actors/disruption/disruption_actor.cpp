@@ -10,13 +10,13 @@
 #include "actors/continuation.hpp"
 #include "actors/disruption/decision_labels.hpp"
 #include "actors/disruption/disruption_input.hpp"
-#include "actors/disruption/replacement.hpp"
 #include "actors/event_reasons.hpp"
 #include "actors/failure_boundary.hpp"
 #include "core/disruption/conservative.hpp"
 #include "core/disruption/repair.hpp"
 #include "core/model/labels.hpp"
 #include "observability/logging.hpp"
+#include "protocol/kube/nodeclaim_from_plan.hpp"
 
 namespace kp::actors::disruption {
 namespace {
@@ -400,12 +400,8 @@ void launch(self_ptr self, const std::shared_ptr<command_run>& run) {
       return abort_run(self, run, "NodePool " + planned.nodepool + " is gone");
   for (const auto& planned : run->cmd.replacements) {
     const auto* pool = protocol::cluster_snapshot::find(st.latest->node_pools, planned.nodepool);
-    kd::drift_reference drift;
-    if (auto it = run->input->cluster.drift.find(planned.nodepool);
-        it != run->input->cluster.drift.end())
-      drift = it->second;
-    const auto name = planned.nodepool + "-" + random_suffix(st.rng);
-    auto claim = replacement_nodeclaim(planned, snap, *pool, drift, name);
+    const auto name = planned.nodepool + "-" + kube::generated_name_suffix(st.rng);
+    auto claim = kube::nodeclaim_from_plan(planned, snap, *pool, name);
     run->replacements.push_back(name);
     for (const auto& c : run->cmd.nodeclaims)
       event(st, "NodeClaim", c, "DisruptionLaunching",

@@ -12,10 +12,10 @@
 #include "actors/failure_boundary.hpp"
 #include "actors/nodeclaim/claim_conditions.hpp"
 #include "actors/nodeclass_status/nodeclass_conditions.hpp"
-#include "actors/nodeclass_status/nodeclass_hash.hpp"
 #include "actors/status_refusals.hpp"
-#include "core/disruption/cluster.hpp"
+#include "core/model/drift_hash.hpp"
 #include "observability/logging.hpp"
+#include "protocol/kube/drift_hash.hpp"
 #include "protocol/kube/model_translation.hpp"
 #include "protocol/kube/patches.hpp"
 
@@ -86,19 +86,18 @@ void announce(const status_state& st, const kube::proxmox_node_class& nc,
   record_event(st.ctx, std::move(e));
 }
 
-// Writes the node class hash annotations drift compares (nodeclass_hash.hpp); the NodeClaims
-// get them at launch. A failed write is retried on the next snapshot.
+// Writes the node class hash annotations drift compares (protocol/kube/drift_hash.hpp); the
+// NodeClaims get them at launch. A failed write is retried on the next snapshot.
 void stamp_hash(self_ptr self, const kube::proxmox_node_class& nc) {
   auto& st = self->state;
-  std::string hash = nodeclass_hash(nc);
+  std::string hash = kube::nodeclass_hash(nc);
   st.log.info("stamping node class hash", {{"nodeclass", nc.metadata.name}, {"hash", hash}});
   st.ctx.kube->patch<kube::proxmox_node_class>(
       {"", nc.metadata.name}, kube::patch_type::merge,
-      kube::annotations_merge_patch(
-          {{std::string(kp::disruption::annotations::nodeclass_hash), hash},
-           {std::string(kp::disruption::annotations::nodeclass_hash_version),
-            nodeclass_hash_version}},
-          {}),
+      kube::annotations_merge_patch({{std::string(model::annotations::nodeclass_hash), hash},
+                                     {std::string(model::annotations::nodeclass_hash_version),
+                                      std::string(model::drift_hash_versions::nodeclass)}},
+                                    {}),
       in_actor<kube::proxmox_node_class>(
           self, [self, name = nc.metadata.name](result<kube::proxmox_node_class> r) {
             if (!r) {
@@ -129,7 +128,7 @@ void evaluate_all(self_ptr self, std::shared_ptr<std::vector<protocol::region_in
       });
       if (!verdict) continue;
       const auto& v = *verdict;
-      if (!nodeclass_hash_current(*nc)) stamp_hash(self, *nc);
+      if (!kube::nodeclass_hash_current(*nc)) stamp_hash(self, *nc);
       auto updated = *nc;
       auto& conds = updated.status.conditions;
       for (const auto* c : {&v.template_ready, &v.metadata_ready, &v.ready}) {

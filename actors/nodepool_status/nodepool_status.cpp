@@ -15,6 +15,7 @@
 #include "actors/nodepool_status/nodepool_status_plan.hpp"
 #include "actors/status_refusals.hpp"
 #include "observability/logging.hpp"
+#include "protocol/kube/drift_hash.hpp"
 
 namespace kp::actors::nodepool_status {
 namespace {
@@ -144,8 +145,9 @@ void reconcile(self_ptr self, const kube::node_pool& pool) {
       !equivalent(pool.status, desired) &&
       !(ours && rec.written_status && equivalent(*rec.written_status, desired)) &&
       !st.refusals.refused(name, generation, digest);
-  const auto hash = nodepool_hash(pool);
-  const bool hash_needed = !hash_current(pool) && !(ours && rec.written_hash == hash);
+  const auto hash = kube::nodepool_hash(pool);
+  const bool hash_needed =
+      !kube::nodepool_hash_current(pool) && !(ours && rec.written_hash == hash);
 
   if (status_needed) {
     ++rec.in_flight;

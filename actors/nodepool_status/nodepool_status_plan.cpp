@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/model/labels.hpp"
+#include "protocol/kube/drift_hash.hpp"
 #include "protocol/kube/model_translation.hpp"
 #include "protocol/kube/patches.hpp"
 
@@ -21,35 +22,6 @@ const kube::condition* find_condition(const std::vector<kube::condition>& list,
   for (const auto& c : list)
     if (c.type == type) return &c;
   return nullptr;
-}
-
-// FNV-1a over length-prefixed pieces, so "ab"+"c" and "a"+"bc" hash apart.
-class fnv_hash {
- public:
-  void add(const std::string& piece) {
-    add_raw(std::to_string(piece.size()));
-    add_raw(":");
-    add_raw(piece);
-  }
-  std::uint64_t value() const { return h_; }
-
- private:
-  void add_raw(const std::string& s) {
-    for (unsigned char c : s) {
-      h_ ^= c;
-      h_ *= 1099511628211ULL;
-    }
-  }
-  std::uint64_t h_ = 14695981039346656037ULL;
-};
-
-std::vector<std::string> taint_set(const std::vector<kube::taint>& taints) {
-  std::vector<std::string> out;
-  // timeAdded is when a taint was put on a node, not part of what the template asks for.
-  for (const auto& t : taints) out.push_back(t.key + "=" + t.value + ":" + t.effect);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
 }
 
 bool restricted_key(const std::string& key) {
@@ -106,34 +78,6 @@ bool same_condition(const kube::condition& a, const kube::condition& b) {
 bool is_managed(const kube::node_pool& pool) {
   const auto& ref = pool.spec.template_.spec.node_class_ref;
   return ref.kind == nodeclass_kind && (ref.group.empty() || ref.group == nodeclass_group);
-}
-
-std::string nodepool_hash(const kube::node_pool& pool) {
-  const auto& t = pool.spec.template_;
-  fnv_hash h;
-  h.add("labels");
-  for (const auto& [k, v] : t.metadata.labels) {
-    h.add(k);
-    h.add(v);
-  }
-  h.add("annotations");
-  for (const auto& [k, v] : t.metadata.annotations) {
-    h.add(k);
-    h.add(v);
-  }
-  h.add("taints");
-  for (const auto& s : taint_set(t.spec.taints)) h.add(s);
-  h.add("startupTaints");
-  for (const auto& s : taint_set(t.spec.startup_taints)) h.add(s);
-  h.add("nodeClassRef");
-  h.add(t.spec.node_class_ref.group);
-  h.add(t.spec.node_class_ref.kind);
-  h.add(t.spec.node_class_ref.name);
-  h.add("expireAfter");
-  h.add(t.spec.expire_after);
-  h.add("terminationGracePeriod");
-  h.add(t.spec.termination_grace_period);
-  return std::to_string(h.value());
 }
 
 pool_usage usage_of(const std::string& pool, const protocol::cluster_snapshot& snapshot) {
@@ -298,14 +242,6 @@ bool equivalent(const kube::node_pool_status& a, const kube::node_pool_status& b
   return true;
 }
 
-bool hash_current(const kube::node_pool& pool) {
-  const auto& a = pool.metadata.annotations;
-  auto h = a.find(std::string(model::annotations::nodepool_hash));
-  auto v = a.find(std::string(model::annotations::nodepool_hash_version));
-  return h != a.end() && v != a.end() && h->second == nodepool_hash(pool) &&
-         v->second == hash_version;
-}
-
 std::string status_patch(const kube::node_pool_status& current,
                          const kube::node_pool_status& desired) {
   namespace bj = boost::json;
@@ -336,8 +272,9 @@ std::string status_patch(const kube::node_pool_status& current,
 
 std::string hash_patch(const kube::node_pool& pool) {
   return kube::annotations_merge_patch(
-      {{std::string(model::annotations::nodepool_hash), nodepool_hash(pool)},
-       {std::string(model::annotations::nodepool_hash_version), hash_version}},
+      {{std::string(model::annotations::nodepool_hash), kube::nodepool_hash(pool)},
+       {std::string(model::annotations::nodepool_hash_version),
+        std::string(model::drift_hash_versions::nodepool)}},
       {});
 }
 

@@ -14,10 +14,6 @@
 
 namespace kp::actors::nodepool_status {
 
-// Our own hash algorithm's version, written as karpenter.sh/nodepool-hash-version. It differs
-// from Karpenter's ("v3") on purpose: the two hashes are not comparable.
-inline constexpr const char* hash_version = "kp-v1";
-
 // The NodeClass kind and group a pool must reference for us to manage it.
 inline constexpr const char* nodeclass_group = "karpenter.proxmox.sinextra.dev";
 inline constexpr const char* nodeclass_kind = "ProxmoxNodeClass";
@@ -25,11 +21,6 @@ inline constexpr const char* nodeclass_kind = "ProxmoxNodeClass";
 // True when the pool's nodeClassRef names a ProxmoxNodeClass (other pools belong to other
 // providers and are left alone, as Karpenter's IsManaged does).
 bool is_managed(const kube::node_pool& pool);
-
-// A decimal FNV-1a 64 hash of what a drift of the template means: its labels, annotations,
-// taints and startupTaints (as sets), nodeClassRef, expireAfter and terminationGracePeriod.
-// Requirements are not part of it (requirement drift is computed on its own), as in Karpenter.
-std::string nodepool_hash(const kube::node_pool& pool);
 
 // The capacity of the pool's machines summed, each machine counted once: a NodeClaim by its
 // Node's capacity once registered (its own status.capacity before), a Node labelled with the
@@ -54,11 +45,8 @@ kube::node_pool_status desired_status(const kube::node_pool& pool,
 // (in any order), lastTransitionTime ignored.
 bool equivalent(const kube::node_pool_status& a, const kube::node_pool_status& b);
 
-// True when the pool's annotations already carry nodepool_hash(pool) and hash_version.
-bool hash_current(const kube::node_pool& pool);
-
 // Merge-patch bodies: {"status":{...}} for the status subresource (resources that disappeared
-// are removed with null) and the annotations for the hash.
+// are removed with null) and the annotations for the hash (protocol/kube/drift_hash.hpp).
 std::string status_patch(const kube::node_pool_status& current,
                          const kube::node_pool_status& desired);
 std::string hash_patch(const kube::node_pool& pool);

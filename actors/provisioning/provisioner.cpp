@@ -9,11 +9,12 @@
 #include "actors/continuation.hpp"
 #include "actors/event_reasons.hpp"
 #include "actors/failure_boundary.hpp"
-#include "actors/provisioning/nodeclaim_builder.hpp"
 #include "actors/provisioning/provisionable.hpp"
 #include "actors/provisioning/scheduling_input.hpp"
+#include "core/model/labels.hpp"
 #include "observability/logging.hpp"
 #include "protocol/kube/model_translation.hpp"
+#include "protocol/kube/nodeclaim_from_plan.hpp"
 
 namespace kp::actors::provisioning {
 namespace {
@@ -87,7 +88,7 @@ const kube::pod* pod_by_uid(const std::string& uid,
 
 std::string fresh_name(provisioner_state& st, const std::string& pool) {
   for (;;) {
-    std::string name = pool + "-" + random_suffix(st.rng);
+    std::string name = pool + "-" + kube::generated_name_suffix(st.rng);
     if (st.created.count(name)) continue;
     if (st.latest && protocol::cluster_snapshot::find(st.latest->node_claims, name)) continue;
     return name;
@@ -105,7 +106,9 @@ void on_created(provisioner_pointer self, std::shared_ptr<env> e, const std::str
   auto& entry = it->second;
   if (answer) {
     entry.confirmed = true;
-    const bool relaxed = entry.object.metadata.annotations[min_values_relaxed_annotation] == "true";
+    const bool relaxed =
+        entry.object.metadata.annotations[std::string(model::annotations::min_values_relaxed)] ==
+        "true";
     if (e->ctx.metrics)
       e->ctx.metrics->nodeclaims_created
           .Add({{"reason", "provisioned"},
@@ -255,7 +258,7 @@ void run_batch(provisioner_pointer self, std::shared_ptr<env> e, const protocol:
     if (pool == input.pools.end()) continue;  // cannot happen: plans only use given pools
     const std::string name = fresh_name(st, planned.nodepool);
     created_claim entry;
-    entry.object = build_nodeclaim(planned, input.snap, *pool->second, name);
+    entry.object = kube::nodeclaim_from_plan(planned, input.snap, *pool->second, name);
     auto m = kube::to_model(entry.object);
     if (!m) {
       st.log.error("planned nodeclaim does not translate",

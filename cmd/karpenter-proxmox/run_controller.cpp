@@ -16,6 +16,7 @@
 #include "actors/readiness.hpp"
 #include "actors/supervisor.hpp"
 #include "config/clusters_file.hpp"
+#include "config/instance_types_file.hpp"
 #include "config/kube_endpoint.hpp"
 #include "config/node_settings_file.hpp"
 #include "observability/endpoints.hpp"
@@ -260,6 +261,8 @@ int run_controller(const config::settings& settings) {
 
   auto node_settings = config::load_node_settings_file(settings.node_setting_file);
   if (!node_settings) return refuse(node_settings.error().message);
+  auto instance_types = config::load_instance_types(settings);
+  if (!instance_types) return refuse(instance_types.error().message);
 
   // Events and the leader Lease get clients of their own: Events at most 50/s (a burst of
   // pods makes one Nominated Event each), the Lease unthrottled by everything else.
@@ -278,6 +281,7 @@ int run_controller(const config::settings& settings) {
   inputs.events_kube = *events_client;
   inputs.lease_kube = *lease_client;
   inputs.node_settings = std::move(*node_settings);
+  inputs.instance_types = std::move(*instance_types);
   inputs.settings = settings;
   inputs.clusters = *clusters;
   inputs.kube = *kube_client;

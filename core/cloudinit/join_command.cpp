@@ -2,6 +2,7 @@
 
 #include "core/gotemplate/template_set.hpp"
 #include "core/model/labels.hpp"
+#include "core/text/base64.hpp"
 
 namespace kp::cloudinit {
 
@@ -89,32 +90,6 @@ bool valid_label_value(const std::string& v) {
   return v.empty() || valid_label_name(v);
 }
 
-std::string base64_encode(const std::string& bytes) {
-  static constexpr char alphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    auto n = (static_cast<unsigned char>(bytes[i]) << 16) |
-             (static_cast<unsigned char>(bytes[i + 1]) << 8) |
-             static_cast<unsigned char>(bytes[i + 2]);
-    out += alphabet[(n >> 18) & 63];
-    out += alphabet[(n >> 12) & 63];
-    out += alphabet[(n >> 6) & 63];
-    out += alphabet[n & 63];
-  }
-  if (i < bytes.size()) {
-    unsigned n = static_cast<unsigned char>(bytes[i]) << 16;
-    if (i + 1 < bytes.size()) n |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-    out += alphabet[(n >> 18) & 63];
-    out += alphabet[(n >> 12) & 63];
-    out += i + 1 < bytes.size() ? alphabet[(n >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
 result<std::map<std::string, std::string>> render_node_labels(
     const std::map<std::string, std::string>& templates, const std::string& node_class,
     const std::string& target_host, const std::string& node_name, const std::string& region) {
@@ -151,7 +126,7 @@ result<std::string> render_join_command(const join_plan& plan, const vm_placemen
   for (const auto& [k, v] : *rendered_labels) labels[k] = v;
   auto k8s = value::map({{"Endpoint", plan.endpoint},
                          {"BootstrapToken", plan.bootstrap_token},
-                         {"CA", plan.ca_pem.empty() ? "" : base64_encode(plan.ca_pem)},
+                         {"CA", plan.ca_pem.empty() ? "" : text::base64_encode(plan.ca_pem)},
                          {"CAPEM", plan.ca_pem},
                          {"Labels", join_list(labels)},
                          {"Taints", taint_list(plan.taints)},

@@ -53,6 +53,4 @@ result<std::map<std::string, std::string>> render_node_labels(
 bool valid_label_key(const std::string& key);
 bool valid_label_value(const std::string& value);
 
-std::string base64_encode(const std::string& bytes);
-
 }  // namespace kp::cloudinit

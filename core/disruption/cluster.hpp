@@ -8,18 +8,15 @@
 #include <string_view>
 #include <vector>
 
+#include "core/model/drift_hash.hpp"
 #include "core/model/label_selector.hpp"
 #include "core/scheduling/provision.hpp"
 
 namespace kp::disruption {
 
-// Annotations the Proxmox provider stamps on NodeClaims for its node class (the nodepool hash
-// annotations are Karpenter's, in core/model/labels.hpp).
-namespace annotations {
-inline constexpr std::string_view nodeclass_hash = "karpenter.proxmox.sinextra.dev/nodeclass-hash";
-inline constexpr std::string_view nodeclass_hash_version =
-    "karpenter.proxmox.sinextra.dev/nodeclass-hash-version";
-}  // namespace annotations
+// The drift hash annotation keys (core/model/drift_hash.hpp), under the name disruption code
+// has always used.
+namespace annotations = model::annotations;
 
 struct pod_disruption_budget {
   std::string name;

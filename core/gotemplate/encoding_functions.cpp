@@ -2,6 +2,7 @@
 #include "core/gotemplate/json_emitter.hpp"
 #include "core/gotemplate/provider_function_groups.hpp"
 #include "core/gotemplate/yaml_emitter.hpp"
+#include "core/text/base64.hpp"
 
 namespace kp::gotemplate {
 
@@ -9,30 +10,9 @@ namespace {
 
 using args_t = std::span<const value>;
 
+// Decoding stays here: Go's errors name the offending byte.
 constexpr std::string_view alphabet =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::string b64encode(const std::string& in) {
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    auto n = (static_cast<unsigned char>(in[i]) << 16) |
-             (static_cast<unsigned char>(in[i + 1]) << 8) | static_cast<unsigned char>(in[i + 2]);
-    out.push_back(alphabet[(n >> 18) & 63]);
-    out.push_back(alphabet[(n >> 12) & 63]);
-    out.push_back(alphabet[(n >> 6) & 63]);
-    out.push_back(alphabet[n & 63]);
-  }
-  if (i < in.size()) {
-    auto n = static_cast<unsigned char>(in[i]) << 16;
-    if (i + 1 < in.size()) n |= static_cast<unsigned char>(in[i + 1]) << 8;
-    out.push_back(alphabet[(n >> 18) & 63]);
-    out.push_back(alphabet[(n >> 12) & 63]);
-    out.push_back(i + 1 < in.size() ? alphabet[(n >> 6) & 63] : '=');
-    out.push_back('=');
-  }
-  return out;
-}
 
 // base64.StdEncoding.DecodeString: padding required, \r and \n ignored, errors name the offset.
 result<std::string> b64decode(const std::string& in) {
@@ -99,7 +79,7 @@ void add_encoding_functions(function_table& t) {
   t.add("b64enc", {p::string}, false, [](args_t a) -> result<value> {
     auto s = string_arg(a[0]);
     if (!s) return s.error();
-    return value(b64encode(*s));
+    return value(text::base64_encode(*s));
   });
   t.add("b64dec", {p::string}, false, [](args_t a) -> result<value> {
     auto s = string_arg(a[0]);

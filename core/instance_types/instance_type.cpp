@@ -3,7 +3,6 @@
 #include <cmath>
 #include <set>
 
-#include "core/instance_types/json_value.hpp"
 #include "core/model/labels.hpp"
 
 namespace kp::instance_types {
@@ -150,76 +149,28 @@ void build_offerings(std::vector<instance_type>& types, const std::vector<zone_c
   }
 }
 
-namespace {
-
-result<model::resource_list> resource_list_from(const json_value* v, const std::string& where) {
-  model::resource_list out;
-  if (v == nullptr || v->type == json_value::kind::null) return out;
-  if (v->type != json_value::kind::object)
-    return make_error("invalid_instance_types", where + " must be an object of quantities");
-  for (const auto& [name, q] : v->object) {
-    if (q.type != json_value::kind::string && q.type != json_value::kind::number)
-      return make_error("invalid_instance_types", where + "." + name + " must be a quantity");
-    auto parsed = model::parse_quantity(q.text);
-    if (!parsed)
-      return make_error("invalid_instance_types",
-                        where + "." + name + ": " + parsed.error().message);
-    out.set(name, *parsed);
-  }
-  return out;
-}
-
-}  // namespace
-
-result<std::vector<instance_type>> parse_instance_types_file(std::string_view text) {
-  auto doc = parse_json(text);
-  if (!doc)
-    return make_error("invalid_instance_types", "instance types file: " + doc.error().message);
-  if (doc->type != json_value::kind::array)
-    return make_error("invalid_instance_types", "instance types file must be a JSON array");
+result<std::vector<instance_type>> from_declared(const std::vector<declared_instance_type>& items) {
   std::vector<instance_type> out;
   std::set<std::string> names;
-  for (std::size_t i = 0; i < doc->array.size(); ++i) {
-    const json_value& item = doc->array[i];
-    std::string where = "item " + std::to_string(i);
-    if (item.type != json_value::kind::object)
-      return make_error("invalid_instance_types", where + " must be an object");
-    const json_value* name = item.find("name");
-    if (name == nullptr || name->type != json_value::kind::string || name->text.empty())
-      return make_error("invalid_instance_types", where + " has no name");
-    where = "instance type " + name->text;
-    if (!names.insert(name->text).second)
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const auto& item = items[i];
+    if (item.name.empty())
+      return make_error("invalid_instance_types", "item " + std::to_string(i) + " has no name");
+    const std::string where = "instance type " + item.name;
+    if (!names.insert(item.name).second)
       return make_error("invalid_instance_types", where + " is listed twice");
     instance_type t;
-    t.name = name->text;
+    t.name = item.name;
     t.family = family_of(t.name);
-    auto cap = resource_list_from(item.find("capacity"), where + " capacity");
-    if (!cap) return cap.error();
-    t.capacity = std::move(*cap);
+    t.capacity = item.capacity;
     if (t.capacity.milli(rn::cpu) <= 0 || t.capacity.milli(rn::memory) <= 0)
       return make_error("invalid_instance_types",
                         where + " needs a positive cpu and memory capacity");
     if (!t.capacity.has(rn::pods)) t.capacity.set(rn::pods, units(110));
     t.vm_cpus = (t.capacity.milli(rn::cpu) + 999) / 1000;
     t.vm_memory_bytes = t.capacity.milli(rn::memory) / 1000;
-    if (const json_value* oh = item.find("overhead"); oh && oh->type != json_value::kind::null) {
-      if (oh->type != json_value::kind::object)
-        return make_error("invalid_instance_types", where + " overhead must be an object");
-      auto kr = resource_list_from(oh->find("KubeReserved"), where + " overhead.KubeReserved");
-      if (!kr) return kr.error();
-      auto sr = resource_list_from(oh->find("SystemReserved"), where + " overhead.SystemReserved");
-      if (!sr) return sr.error();
-      auto et =
-          resource_list_from(oh->find("EvictionThreshold"), where + " overhead.EvictionThreshold");
-      if (!et) return et.error();
-      t.overhead = {std::move(*kr), std::move(*sr), std::move(*et)};
-    }
-    if (const json_value* ct = item.find("capacitytype");
-        ct && ct->type != json_value::kind::null) {
-      if (ct->type != json_value::kind::string)
-        return make_error("invalid_instance_types", where + " capacitytype must be a string");
-      if (!ct->text.empty()) t.capacity_type = ct->text;
-    }
+    t.overhead = item.overhead;
+    if (!item.capacity_type.empty()) t.capacity_type = item.capacity_type;
     add_default_requirements(t);
     out.push_back(std::move(t));
   }

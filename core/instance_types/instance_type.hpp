@@ -78,10 +78,18 @@ struct zone_capacity {
 // the region requirement to the regions seen.
 void build_offerings(std::vector<instance_type>& types, const std::vector<zone_capacity>& zones);
 
-// INSTANCE_TYPES_FILE: the Go provider's JSON array of
-// {name, capacity{...}, overhead{KubeReserved, SystemReserved, EvictionThreshold}, capacitytype,
-// offerings}. Offerings in the file are ignored (recomputed from hosts). The list replaces the
-// built-in one. Malformed input is an "invalid_instance_types" error naming the item.
-result<std::vector<instance_type>> parse_instance_types_file(std::string_view json);
+// One item of INSTANCE_TYPES_FILE as the file declares it (config/instance_types_file reads the
+// Go provider's JSON into this).
+struct declared_instance_type {
+  std::string name;
+  model::resource_list capacity;
+  instance_types::overhead overhead;
+  std::string capacity_type;  // empty: on-demand
+};
+
+// The declared types made whole: family from the name, pods 110 when not given, the VM's vCPUs
+// (cpu rounded up) and memory, arch/os requirements. A type without a name, listed twice, or
+// without a positive cpu and memory capacity is an "invalid_instance_types" error naming it.
+result<std::vector<instance_type>> from_declared(const std::vector<declared_instance_type>& items);
 
 }  // namespace kp::instance_types

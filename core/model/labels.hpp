@@ -3,6 +3,8 @@
 // provider. One place so that the scheduler, the API translation and the actors agree.
 #include <string_view>
 
+#include "core/model/drift_hash.hpp"  // the hash annotation keys
+
 namespace kp::model::labels {
 
 inline constexpr std::string_view hostname = "kubernetes.io/hostname";
@@ -35,8 +37,6 @@ inline constexpr std::string_view capacity_type_reserved = "reserved";
 
 namespace kp::model::annotations {
 inline constexpr std::string_view do_not_disrupt = "karpenter.sh/do-not-disrupt";
-inline constexpr std::string_view nodepool_hash = "karpenter.sh/nodepool-hash";
-inline constexpr std::string_view nodepool_hash_version = "karpenter.sh/nodepool-hash-version";
 inline constexpr std::string_view min_values_relaxed = "karpenter.sh/nodeclaim-min-values-relaxed";
 }  // namespace kp::model::annotations
 

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <vector>
 
+#include "core/text/trim.hpp"
+
 namespace kp::topology {
 namespace {
 
@@ -13,18 +15,11 @@ kp::error invalid(int vmid, std::string_view key, std::string_view value, std::s
                                                "\": " + std::string(why));
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n'))
-    s.remove_suffix(1);
-  return s;
-}
-
 std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> out;
   while (true) {
     auto pos = s.find(sep);
-    out.push_back(trim(s.substr(0, pos)));
+    out.push_back(text::trim(s.substr(0, pos)));
     if (pos == std::string_view::npos) break;
     s.remove_prefix(pos + 1);
   }
@@ -99,7 +94,7 @@ bool has_tag(std::string_view tags, std::string_view tag) {
       return false;
     }
   }
-  return trim(tags) == tag;
+  return text::trim(tags) == tag;
 }
 
 }  // namespace
@@ -111,7 +106,7 @@ bool is_topology_vm(std::string_view name, std::string_view tags) {
 result<placement::host_topology> topology_from_vm_config(
     int vmid, const std::map<std::string, std::string>& config, const cpu_info& info) {
   auto affinity_it = config.find("affinity");
-  if (affinity_it == config.end() || trim(affinity_it->second).empty()) {
+  if (affinity_it == config.end() || text::trim(affinity_it->second).empty()) {
     return make_error("invalid_topology_vm", "topology VM " + std::to_string(vmid) +
                                                  ": affinity is missing (the host daemon writes "
                                                  "every host CPU there)");
@@ -161,7 +156,7 @@ result<placement::host_topology> topology_from_vm_config(
     placement::numa_node node;
     node.cpus = all;
     if (auto m = config.find("memory"); m != config.end()) {
-      auto mib = number(trim(m->second));
+      auto mib = number(text::trim(m->second));
       if (!mib) return invalid(vmid, "memory", m->second, "not a size in MiB");
       node.memory_bytes = *mib << 20;
     }

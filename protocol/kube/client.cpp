@@ -8,8 +8,8 @@
 #include <mutex>
 #include <random>
 
+#include "core/text/base64.hpp"
 #include "protocol/kube/api_status.hpp"
-#include "protocol/kube/base64.hpp"
 #include "protocol/transport/http_client.hpp"
 
 namespace kp::kube {
@@ -123,8 +123,8 @@ struct client::impl {
     if (auto token = tokens->current(); !token.empty()) {
       req.headers.emplace_back("Authorization", "Bearer " + token);
     } else if (!config.username.empty()) {
-      req.headers.emplace_back("Authorization",
-                               "Basic " + base64_encode(config.username + ":" + config.password));
+      req.headers.emplace_back(
+          "Authorization", "Basic " + text::base64_encode(config.username + ":" + config.password));
     }
     return req;
   }

@@ -8,7 +8,8 @@
 #include <map>
 #include <sstream>
 
-#include "protocol/kube/base64.hpp"
+#include "core/text/base64.hpp"
+#include "core/text/trim.hpp"
 
 namespace kp::kube {
 namespace {
@@ -105,7 +106,7 @@ result<std::string> data_or_file(const YAML::Node& node, const char* data_key, c
                                  const std::string& dir, const std::string& what) {
   const std::string data = scalar(node, data_key);
   if (!data.empty()) {
-    auto decoded = base64_decode(data);
+    auto decoded = text::base64_decode(data);
     if (!decoded) return make_error("config", what + "." + data_key + ": invalid base64");
     return *decoded;
   }
@@ -184,15 +185,6 @@ std::string getenv_or_empty(const char* name) {
   return v ? std::string(v) : std::string();
 }
 
-std::string trim(std::string s) {
-  while (!s.empty() &&
-         (s.back() == '\n' || s.back() == '\r' || s.back() == ' ' || s.back() == '\t'))
-    s.pop_back();
-  std::size_t i = 0;
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n')) ++i;
-  return s.substr(i);
-}
-
 }  // namespace
 
 result<client_config> parse_kubeconfig(const std::string& yaml_text, const std::string& base_dir,
@@ -260,8 +252,8 @@ result<client_config> load_in_cluster(const in_cluster_environment& env) {
   if (!env.pod_namespace.empty()) {
     cfg.namespace_ = env.pod_namespace;
   } else if (auto ns = read_file((dir / "namespace").string(), "namespace");
-             ns.ok() && !trim(*ns).empty()) {
-    cfg.namespace_ = trim(*ns);
+             ns.ok() && !text::trim(*ns).empty()) {
+    cfg.namespace_ = std::string(text::trim(*ns));
   }
   return cfg;
 }
@@ -292,7 +284,7 @@ std::string token_source::current() {
       std::chrono::duration_cast<std::chrono::nanoseconds>(mtime.time_since_epoch()).count(), size};
   if (stamp_ && *stamp_ == stamp) return token_;
   if (auto t = read_file(file_, "token"); t.ok()) {
-    token_ = trim(*t);
+    token_ = std::string(text::trim(*t));
     stamp_ = stamp;
   }
   return token_;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/result.hpp"
-#include "protocol/kube/base64.hpp"
+#include "core/text/base64.hpp"
 #include "protocol/kube/meta_types.hpp"
 
 namespace kp::kube::codec {
@@ -164,7 +164,7 @@ class decoder {
     std::string text;
     read_value(v, text, path, o);
     if (failed()) return;
-    auto bytes = base64_decode(text);
+    auto bytes = kp::text::base64_decode(text);
     if (!bytes) return fail(path, "invalid base64");
     out.value = std::move(*bytes);
   }
@@ -264,7 +264,7 @@ class encoder {
   }
   static bool write(const base64_bytes& value, bj::value& out, opts) {
     if (value.value.empty()) return false;
-    out = bj::string(base64_encode(value.value));
+    out = bj::string(kp::text::base64_encode(value.value));
     return true;
   }
   template <class T>

@@ -5,6 +5,9 @@
 #include <charconv>
 #include <set>
 
+#include "core/text/base64.hpp"
+#include "core/text/trim.hpp"
+
 namespace kp::proxmox {
 
 namespace {
@@ -17,22 +20,16 @@ kp::error bad(std::string_view what, std::string_view text, std::string_view why
       std::string(what) + " '" + std::string(text.substr(0, 200)) + "': " + std::string(why));
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 template <class Int>
 bool parse_number(std::string_view s, Int& out) {
-  s = trim(s);
+  s = text::trim(s);
   if (s.empty()) return false;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
   return ec == std::errc() && ptr == s.data() + s.size();
 }
 
 bool parse_bool(std::string_view s, bool& out) {
-  std::string v(trim(s));
+  std::string v(text::trim(s));
   std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
   if (v == "1" || v == "on" || v == "yes" || v == "true") {
     out = true;
@@ -105,7 +102,7 @@ result<std::vector<unsigned>> parse_cpu_list(std::string_view text, char separat
   bool more = true;
   while (more) {
     auto sep = rest.find(separator);
-    std::string_view part = trim(rest.substr(0, sep));
+    std::string_view part = text::trim(rest.substr(0, sep));
     more = sep != std::string_view::npos;
     if (more) rest.remove_prefix(sep + 1);
     if (part.empty()) return fail("empty element");
@@ -284,7 +281,7 @@ result<smbios1> parse_smbios1(std::string_view text) {
       return bad("smbios1", text, "unknown key '" + key + "'");
     }
     if (encoded) {
-      auto decoded = base64_decode(value);
+      auto decoded = text::base64_decode(value);
       if (!decoded) return bad("smbios1", text, key + " is not valid base64");
       out.*(field->member) = std::move(*decoded);
     } else {
@@ -302,7 +299,7 @@ std::string format_smbios1(const smbios1& value) {
   if (any_text) props.emplace_back("base64", "1");
   for (const auto& f : smbios_text_fields) {
     const std::string& text = value.*(f.member);
-    if (!text.empty()) props.emplace_back(std::string(f.key), base64_encode(text));
+    if (!text.empty()) props.emplace_back(std::string(f.key), text::base64_encode(text));
   }
   return format_property_string(props);
 }
@@ -386,64 +383,6 @@ result<std::uint64_t> parse_memory_mib(std::string_view text) {
     return bad("memory", text, "no size in MiB");
   }
   return mib;
-}
-
-namespace {
-constexpr char b64_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-}
-
-std::string base64_encode(std::string_view data) {
-  std::string out;
-  out.reserve((data.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 3 <= data.size(); i += 3) {
-    std::uint32_t v = (static_cast<unsigned char>(data[i]) << 16) |
-                      (static_cast<unsigned char>(data[i + 1]) << 8) |
-                      static_cast<unsigned char>(data[i + 2]);
-    out.push_back(b64_alphabet[(v >> 18) & 63]);
-    out.push_back(b64_alphabet[(v >> 12) & 63]);
-    out.push_back(b64_alphabet[(v >> 6) & 63]);
-    out.push_back(b64_alphabet[v & 63]);
-  }
-  if (std::size_t rest = data.size() - i; rest > 0) {
-    std::uint32_t v = static_cast<unsigned char>(data[i]) << 16;
-    if (rest == 2) v |= static_cast<unsigned char>(data[i + 1]) << 8;
-    out.push_back(b64_alphabet[(v >> 18) & 63]);
-    out.push_back(b64_alphabet[(v >> 12) & 63]);
-    out.push_back(rest == 2 ? b64_alphabet[(v >> 6) & 63] : '=');
-    out.push_back('=');
-  }
-  return out;
-}
-
-result<std::string> base64_decode(std::string_view text) {
-  auto fail = [&] { return make_error("invalid_base64", "not valid base64"); };
-  if (text.size() % 4 != 0) return fail();
-  std::string out;
-  out.reserve(text.size() / 4 * 3);
-  for (std::size_t i = 0; i < text.size(); i += 4) {
-    std::uint32_t v = 0;
-    int pad = 0;
-    for (std::size_t j = 0; j < 4; ++j) {
-      char c = text[i + j];
-      int d = 0;
-      if (c == '=') {
-        // Padding only in the last group, only at its end.
-        if (i + 4 != text.size() || j < 2) return fail();
-        ++pad;
-      } else {
-        if (pad > 0) return fail();
-        const char* at = std::char_traits<char>::find(b64_alphabet, 64, c);
-        if (at == nullptr) return fail();
-        d = static_cast<int>(at - b64_alphabet);
-      }
-      v = (v << 6) | static_cast<std::uint32_t>(d);
-    }
-    out.push_back(static_cast<char>((v >> 16) & 0xff));
-    if (pad < 2) out.push_back(static_cast<char>((v >> 8) & 0xff));
-    if (pad < 1) out.push_back(static_cast<char>(v & 0xff));
-  }
-  return out;
 }
 
 }  // namespace kp::proxmox

@@ -101,8 +101,4 @@ std::string format_tags(const std::vector<std::string>& tags);  // normalised, j
 // memory: `[current=]<MiB>`.
 result<std::uint64_t> parse_memory_mib(std::string_view text);
 
-std::string base64_encode(std::string_view data);
-// Standard alphabet with padding; "invalid_base64" otherwise.
-result<std::string> base64_decode(std::string_view text);
-
 }  // namespace kp::proxmox

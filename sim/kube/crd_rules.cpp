@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 
+#include "core/text/trim.hpp"
 #include "sim/kube/api_error.hpp"
 #include "sim/kube/cel/library.hpp"
 #include "sim/kube/cel/program.hpp"
@@ -26,14 +27,6 @@ result<std::shared_ptr<const cel::program>> compiled(const std::string& rule) {
   if (cache.size() > 4096) cache.clear();
   cache.emplace(rule, shared);
   return shared;
-}
-
-std::string trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\n' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return std::string(s);
 }
 
 // ---- CRD creation: every rule and every pattern must compile.
@@ -108,14 +101,14 @@ struct rule_walker {
       const auto& p = *program.value();
       if (p.uses_old_self && !old) continue;
       if (!p.uses_old_self && old && *old == value) continue;  // ratcheting
-      std::string message = trimmed(string_at(*r, {"message"}));
+      std::string message = std::string(text::trim(string_at(*r, {"message"})));
       std::string reason(string_at(*r, {"reason"}));
       std::string field_path(string_at(*r, {"fieldPath"}));
       std::string at = path;
       if (!field_path.empty()) at += field_path.front() == '.' ? field_path : "." + field_path;
       if (!at.empty() && at.front() == '.') at.erase(0, 1);
       auto outcome = cel::evaluate(p, value, p.uses_old_self ? old : nullptr);
-      std::string rule_text = message.empty() ? trimmed(rule) : message;
+      std::string rule_text = message.empty() ? std::string(text::trim(rule)) : message;
       if (!outcome) {
         causes.push_back(field_cause("FieldValueInvalid", at,
                                      "Invalid value: \"" + type + "\": " + outcome.error().message +
@@ -129,7 +122,8 @@ struct rule_walker {
             "Invalid value: \"" + type + "\": rule did not evaluate to a bool: " + rule_text));
         continue;
       }
-      std::string detail = message.empty() ? "failed rule: " + trimmed(rule) : message;
+      std::string detail =
+          message.empty() ? "failed rule: " + std::string(text::trim(rule)) : message;
       if (reason == "FieldValueForbidden") {
         causes.push_back(field_cause(reason, at, "Forbidden: " + detail));
       } else if (reason == "FieldValueRequired") {

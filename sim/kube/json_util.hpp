@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/text/base64.hpp"
+
 namespace kp::sim::kube {
 
 using sys_time = std::chrono::system_clock::time_point;
@@ -39,8 +41,8 @@ std::string format_micro_time(sys_time t);  // 2025-01-01T10:00:00.123456Z
 std::optional<sys_time> parse_time(std::string_view text);
 
 std::string make_uid();
-std::string base64_encode(std::string_view data);
-std::optional<std::string> base64_decode(std::string_view text);
+using text::base64_decode;  // the one base64 (core/text), by the name the simulator uses
+using text::base64_encode;
 std::string url_decode(std::string_view text);
 std::multimap<std::string, std::string> parse_query(std::string_view query);
 // Whole decimal text as a number (query parameters, resourceVersions), or nullopt: no sign for

@@ -3,16 +3,16 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "core/text/trim.hpp"
 #include "sim/kube/json_util.hpp"
 
 namespace kp::sim::kube {
 namespace json = boost::json;
 
 namespace {
+// The one trim (core/text), as the owned strings a selector keeps.
 std::string trim(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return std::string(s);
+  return std::string(text::trim(s));
 }
 
 // Splits at commas that are not inside parentheses.

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/parse_number.hpp"
+#include "core/text/base64.hpp"
 #include "sim/lab/lab_assets.hpp"
 #include "sim/lab/yaml_json.hpp"
 
@@ -29,24 +30,6 @@ std::string read_text(const std::string& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-std::string base64_decode(const std::string& in) {
-  static const std::string chars =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  int val = 0, bits = -8;
-  for (char c : in) {
-    auto pos = chars.find(c);
-    if (pos == std::string::npos) continue;
-    val = (val << 6) + static_cast<int>(pos);
-    bits += 6;
-    if (bits >= 0) {
-      out.push_back(static_cast<char>((val >> bits) & 0xFF));
-      bits -= 8;
-    }
-  }
-  return out;
 }
 
 std::string kube_error(const std::string& what, const http_reply& r) {
@@ -103,8 +86,9 @@ result<kubeconfig_credentials> read_kubeconfig(const std::string& path) {
     auto root = YAML::LoadFile(path);
     kubeconfig_credentials c;
     c.server = root["clusters"][0]["cluster"]["server"].as<std::string>();
-    c.ca_pem = base64_decode(
-        root["clusters"][0]["cluster"]["certificate-authority-data"].as<std::string>());
+    c.ca_pem = text::base64_decode(
+                   root["clusters"][0]["cluster"]["certificate-authority-data"].as<std::string>())
+                   .value_or("");
     c.token = root["users"][0]["user"]["token"].as<std::string>();
     return c;
   } catch (const std::exception& e) {

@@ -7,6 +7,7 @@
 #include <exception>
 
 #include "core/parse_number.hpp"
+#include "core/text/trim.hpp"
 #include "core/time/go_duration.hpp"
 #include "sim/lab/lab_assets.hpp"
 
@@ -23,21 +24,15 @@ result<std::chrono::milliseconds> parse_duration(const std::string& text) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 
-std::string_view trim_spaces(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 // "3", ">=3", "!= 0": an optional operator, then a count.
 result<comparison> parse_comparison(const std::string& text) {
-  std::string_view rest = trim_spaces(text);
+  std::string_view rest = text::trim(text);
   comparison c;
   c.op = "==";
   for (const char* op : {"==", "!=", ">=", "<=", ">", "<", "="}) {
     if (rest.starts_with(op)) {
       c.op = op;
-      rest = trim_spaces(rest.substr(c.op.size()));
+      rest = text::trim(rest.substr(c.op.size()));
       break;
     }
   }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/text/base64.hpp"
 #include "sim/pve/api_router.hpp"
 #include "sim/pve/number_text.hpp"
 #include "sim/pve/world_model.hpp"
@@ -20,21 +21,7 @@ namespace {
 std::string random_base64(std::size_t bytes) {
   std::string raw(bytes, '\0');
   RAND_bytes(reinterpret_cast<unsigned char*>(raw.data()), static_cast<int>(bytes));
-  static const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  unsigned value = 0;
-  int bits = -6;
-  for (unsigned char c : raw) {
-    value = (value << 8) + c;
-    bits += 8;
-    while (bits >= 0) {
-      out.push_back(alphabet[(value >> bits) & 0x3F]);
-      bits -= 6;
-    }
-  }
-  if (bits > -6) out.push_back(alphabet[((value << 8) >> (bits + 8)) & 0x3F]);
-  while (out.size() % 4) out.push_back('=');
-  return out;
+  return kp::text::base64_encode(raw);
 }
 
 constexpr auto ticket_lifetime = std::chrono::hours(2);

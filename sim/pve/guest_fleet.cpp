@@ -11,6 +11,7 @@
 #include <iterator>
 
 #include "core/cloudinit/nocloud_iso.hpp"
+#include "core/text/base64.hpp"
 #include "protocol/transport/http_client.hpp"
 #include "protocol/transport/tls_certificates.hpp"
 #include "sim/pve/guest_join_plan.hpp"
@@ -198,7 +199,7 @@ struct guest_fleet::impl : std::enable_shared_from_this<guest_fleet::impl> {
         {"apiVersion", "certificates.k8s.io/v1"},
         {"kind", "CertificateSigningRequest"},
         {"metadata", json::object{{"generateName", "node-csr-"}}},
-        {"spec", json::object{{"request", base64_encode_text(csr->csr_pem)},
+        {"spec", json::object{{"request", text::base64_encode(csr->csr_pem)},
                               {"signerName", "kubernetes.io/kube-apiserver-client-kubelet"},
                               {"usages", json::array{"digital signature", "client auth"}}}}};
     auto req =
@@ -239,7 +240,7 @@ struct guest_fleet::impl : std::enable_shared_from_this<guest_fleet::impl> {
                 return fail(g, "certificate request " + type);
             }
         auto cert = string_at(status, {"certificate"});
-        if (!cert.empty()) return got_credential(g, base64_decode_text(cert));
+        if (!cert.empty()) return got_credential(g, text::base64_decode(cert).value_or(""));
       }
       ++g.csr_polls;
       g.detail = "waiting for certificate " + g.csr_name;

@@ -6,6 +6,7 @@
 #include <exception>
 #include <sstream>
 
+#include "core/text/base64.hpp"
 #include "sim/pve/number_text.hpp"
 
 namespace kp::sim::pve {
@@ -52,55 +53,6 @@ std::string scalar(const YAML::Node& n) {
 }
 
 }  // namespace
-
-std::string base64_decode_text(const std::string& text) {
-  auto val = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+' || c == '-') return 62;
-    if (c == '/' || c == '_') return 63;
-    return -1;
-  };
-  std::string out;
-  unsigned buffer = 0;
-  int bits = 0;
-  for (char c : text) {
-    int v = val(c);
-    if (v < 0) continue;  // padding and whitespace
-    buffer = (buffer << 6) | static_cast<unsigned>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buffer >> bits) & 0xFF));
-    }
-  }
-  return out;
-}
-
-std::string base64_encode_text(const std::string& data) {
-  static const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < data.size(); i += 3) {
-    unsigned n = (static_cast<unsigned char>(data[i]) << 16) |
-                 (static_cast<unsigned char>(data[i + 1]) << 8) |
-                 static_cast<unsigned char>(data[i + 2]);
-    out += alphabet[(n >> 18) & 63];
-    out += alphabet[(n >> 12) & 63];
-    out += alphabet[(n >> 6) & 63];
-    out += alphabet[n & 63];
-  }
-  if (i < data.size()) {
-    unsigned n = static_cast<unsigned char>(data[i]) << 16;
-    if (i + 1 < data.size()) n |= static_cast<unsigned char>(data[i + 1]) << 8;
-    out += alphabet[(n >> 18) & 63];
-    out += alphabet[(n >> 12) & 63];
-    out += i + 1 < data.size() ? alphabet[(n >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
 
 std::int64_t parse_cpu_millis(const std::string& text) {
   if (text.empty()) return 0;
@@ -151,7 +103,8 @@ result<join_plan> join_plan_from_user_data(const std::string& user_data) {
       std::string path = scalar(f["path"]);
       std::string content = scalar(f["content"]);
       std::string encoding = scalar(f["encoding"]);
-      if (encoding == "b64" || encoding == "base64") content = base64_decode_text(content);
+      if (encoding == "b64" || encoding == "base64")
+        content = text::base64_decode(content).value_or("");
       if (path == "/var/lib/kubelet/bootstrap-kubeconfig") kubeconfig = content;
       if (path == "/var/lib/kubelet/config.yaml") kubelet_config = content;
       all_text += content + "\n";
@@ -173,7 +126,7 @@ result<join_plan> join_plan_from_user_data(const std::string& user_data) {
     YAML::Node kc = YAML::Load(kubeconfig);
     auto cluster = kc["clusters"][0]["cluster"];
     plan.server = scalar(cluster["server"]);
-    plan.ca_pem = base64_decode_text(scalar(cluster["certificate-authority-data"]));
+    plan.ca_pem = text::base64_decode(scalar(cluster["certificate-authority-data"])).value_or("");
     plan.token = scalar(kc["users"][0]["user"]["token"]);
   } catch (const std::exception& e) {
     return make_error("invalid_kubeconfig", std::string("bootstrap-kubeconfig: ") + e.what());
@@ -219,7 +172,7 @@ result<join_plan> join_plan_from_command(const std::string& command) {
     else if (key == "token")
       plan.token = value;
     else if (key == "ca")
-      plan.ca_pem = base64_decode_text(value);
+      plan.ca_pem = text::base64_decode(value).value_or("");
     else if (key == "labels")
       add_labels(value, plan.labels);
     else if (key == "taints")

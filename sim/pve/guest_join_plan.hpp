@@ -42,7 +42,4 @@ result<join_plan> join_plan_from_command(const std::string& command);
 std::int64_t parse_cpu_millis(const std::string& text);
 std::int64_t parse_memory_bytes(const std::string& text);
 
-std::string base64_decode_text(const std::string& text);
-std::string base64_encode_text(const std::string& data);
-
 }  // namespace kp::sim::pve

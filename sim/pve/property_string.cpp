@@ -4,6 +4,7 @@
 #include <cctype>
 #include <set>
 
+#include "core/text/trim.hpp"
 #include "sim/pve/number_text.hpp"
 
 namespace kp::sim::pve {
@@ -21,11 +22,6 @@ std::vector<std::string_view> split_any(std::string_view text, std::string_view 
   return out;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 }  // namespace
 
 property_list parse_property_string(std::string_view text, std::string_view default_key) {
@@ -101,7 +97,7 @@ result<std::string> normalize_tags(std::string_view input) {
 result<std::vector<int>> parse_cpu_list(std::string_view input, std::string_view separators) {
   std::vector<int> out;
   for (auto raw : split_any(input, separators)) {
-    auto part = trim(raw);
+    auto part = text::trim(raw);
     auto dash = part.find('-');
     auto number = [](std::string_view s) -> int {
       if (s.empty() || s.size() > 6 || s.front() == '+') return -1;

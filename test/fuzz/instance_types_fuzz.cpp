@@ -1,10 +1,11 @@
-// INSTANCE_TYPES_FILE from any text: parsing never crashes, and the types it accepts survive
-// the memory overhead and offerings the controller then applies.
-#include "core/instance_types/instance_type.hpp"
+// INSTANCE_TYPES_FILE from any text (config/instance_types_file, Boost.JSON): parsing never
+// crashes, and the types it accepts survive the memory overhead and offerings the controller then
+// applies.
+#include "config/instance_types_file.hpp"
 #include "test/fuzz/fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  auto types = kp::instance_types::parse_instance_types_file(kp::fuzz::text_of(data, size));
+  auto types = kp::config::parse_instance_types_file(kp::fuzz::text_of(data, size));
   if (!types) return 0;
   kp::instance_types::apply_memory_overhead_percent(*types, 7.5);
   kp::instance_types::build_offerings(*types, {{"r", "pve1", 64, std::int64_t{256} << 30, true}});

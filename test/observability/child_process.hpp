@@ -24,8 +24,10 @@ class child_process {
   // argv[0] is the path; env is the whole environment of the child.
   child_process(const std::vector<std::string>& argv,
                 const std::map<std::string, std::string>& env) {
+    // Close-on-exec, so that no other child inherits these pipes and holds them open after this
+    // one exits; dup2 clears the flag on the child's stdout and stderr.
     int out[2], err[2];
-    if (::pipe(out) != 0 || ::pipe(err) != 0) std::abort();
+    if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) std::abort();
     pid_ = ::fork();
     if (pid_ == 0) {
       ::dup2(out[1], STDOUT_FILENO);

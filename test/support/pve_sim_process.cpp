@@ -1,5 +1,6 @@
 #include "test/support/pve_sim_process.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -32,8 +33,10 @@ status pve_sim_process::start(const std::vector<std::string>& extra_args) {
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
 
+  // Close-on-exec, so that no other child (another simulator, a kubectl run) inherits the
+  // write end and keeps this pipe open after pve-sim exits; dup2 clears it on stdout.
   int out[2];
-  if (pipe(out) != 0) return make_error("io", "pipe failed");
+  if (pipe2(out, O_CLOEXEC) != 0) return make_error("io", "pipe failed");
   pid_ = fork();
   if (pid_ < 0) return make_error("io", "fork failed");
   if (pid_ == 0) {

@@ -4,7 +4,6 @@
 #include <cstdio>
 
 #include "actors/disruption/disruption_input.hpp"
-#include "actors/disruption/replacement.hpp"
 #include "core/disruption/planner.hpp"
 #include "snapshot_builder.hpp"
 
@@ -137,41 +136,6 @@ TEST(DisruptionInput, TheTranslatedClusterPlansEmptyNodesAway) {
   EXPECT_EQ(plan.method, "emptiness");
   ASSERT_EQ(plan.commands.size(), 1u);
   EXPECT_EQ(plan.commands[0].nodeclaims, std::vector<std::string>{"nc-a"});
-}
-
-TEST(Replacement, HasTheProvisionersShapeAndTheHashesOfItsPool) {
-  snapshot_builder b;
-  b.pool_of().spec.template_.metadata.labels = {{"team", "a"}};
-  auto in = to_disruption_input(*b.build(), instance_types::builtin_instance_types(), b.now);
-  scheduling::planned_nodeclaim planned;
-  planned.nodepool = "default";
-  planned.instance_types = {0};
-  planned.labels = {{"karpenter.sh/capacity-type", "on-demand"}};
-  planned.requests.set("cpu", model::quantity::from_milli(500));
-  kp::disruption::drift_reference drift{"h1", "v3", "c1", "v1", ""};
-  std::mt19937_64 rng(7);
-  const auto name = "default-" + random_suffix(rng);
-  auto claim =
-      replacement_nodeclaim(planned, in.cluster.state, *b.pools.at("default"), drift, name);
-  EXPECT_EQ(claim.metadata.name.size(), std::string("default-").size() + 5);
-  EXPECT_EQ(claim.metadata.labels.at("karpenter.sh/nodepool"), "default");
-  EXPECT_EQ(claim.metadata.labels.at("team"), "a");
-  EXPECT_EQ(claim.metadata.labels.at("karpenter.proxmox.sinextra.dev/proxmoxnodeclass"), "default");
-  EXPECT_EQ(claim.metadata.annotations.at("karpenter.sh/nodeclaim-min-values-relaxed"), "false");
-  EXPECT_EQ(claim.metadata.annotations.at("karpenter.sh/nodepool-hash"), "h1");
-  EXPECT_EQ(claim.metadata.annotations.at("karpenter.proxmox.sinextra.dev/nodeclass-hash"), "c1");
-  ASSERT_EQ(claim.metadata.owner_references.size(), 1u);
-  EXPECT_EQ(claim.metadata.owner_references[0].kind, "NodePool");
-  EXPECT_EQ(claim.metadata.owner_references[0].uid, "uid-pool-default");
-  EXPECT_EQ(claim.spec.node_class_ref.name, "default");
-  EXPECT_EQ(claim.spec.expire_after, "720h");
-  bool has_type = false;
-  for (const auto& r : claim.spec.requirements)
-    if (r.key == "node.kubernetes.io/instance-type" && r.operator_ == "In" &&
-        r.values == std::vector<std::string>{in.cluster.state.instance_types[0].name})
-      has_type = true;
-  EXPECT_TRUE(has_type);
-  EXPECT_EQ(claim.spec.resource_requests.at("cpu"), "500m");
 }
 
 }  // namespace

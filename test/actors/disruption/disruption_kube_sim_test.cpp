@@ -15,13 +15,14 @@
 
 #include "actors/disruption/disruption_actor.hpp"
 #include "actors/disruption/disruption_input.hpp"
-#include "actors/disruption/replacement.hpp"
 #include "actors/event_recorder/event_recorder.hpp"
 #include "protocol/kube/client.hpp"
 #include "protocol/kube/client_config.hpp"
+#include "protocol/kube/nodeclaim_from_plan.hpp"
 #include "protocol/transport/io_runtime.hpp"
 #include "snapshot_builder.hpp"
 #include "test/sim/kube/kube_sim_process.hpp"
+#include "test/support/eventually.hpp"
 
 namespace kp::actors::disruption {
 namespace {
@@ -144,16 +145,12 @@ class DisruptionKubeSim : public ::testing::Test {
   template <class Check>
   bool eventually(const protocol::disruption_actor& actor, std::chrono::milliseconds limit,
                   Check check) {
-    const auto deadline = clock_type::now() + limit;
-    std::mutex m;
-    std::condition_variable cv;
-    while (clock_type::now() < deadline) {
-      caf::anon_send(actor, snapshot());
-      if (check()) return true;
-      std::unique_lock<std::mutex> lock(m);
-      cv.wait_for(lock, 100ms);
-    }
-    return check();
+    return test_support::eventually(
+        [&] {
+          caf::anon_send(actor, snapshot());
+          return check();
+        },
+        limit, 100ms);
   }
 
   bool claim_exists(const std::string& name) {
@@ -414,7 +411,7 @@ TEST_F(DisruptionKubeSim, TheKubeWritesTaintMarkAnnotateAndDeleteForReal) {
   planned.labels = {{"karpenter.sh/capacity-type", "on-demand"}};
   planned.requests.set("cpu", model::quantity::from_milli(500));
   auto replacement =
-      replacement_nodeclaim(planned, in.cluster.state, *pool_object_, {}, "default-x2b4z");
+      kube::nodeclaim_from_plan(planned, in.cluster.state, *pool_object_, "default-x2b4z");
   s = run([&](auto d) { writes->create_nodeclaim(replacement, d); });
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_TRUE(claim_exists("default-x2b4z"));

@@ -6,6 +6,7 @@
 
 #include "actors/nodeclaim/agent_join.hpp"
 #include "actors/nodeclaim/launch_plan.hpp"
+#include "config/instance_types_file.hpp"
 #include "core/instance_types/instance_type.hpp"
 #include "core/scheduling/provision.hpp"
 #include "protocol/provider_id.hpp"
@@ -178,20 +179,11 @@ TEST(AgentJoin, AtRegistrationOnlyTheNodeLabelsTheNodeLacksAreApplied) {
   EXPECT_TRUE(node_labels_to_apply(node, c, node_class()).empty());
 }
 
-TEST(AgentJoin, Base64MatchesTheStandardAlphabetAndPadding) {
-  EXPECT_EQ(cloudinit::base64_encode(""), "");
-  EXPECT_EQ(cloudinit::base64_encode("f"), "Zg==");
-  EXPECT_EQ(cloudinit::base64_encode("fo"), "Zm8=");
-  EXPECT_EQ(cloudinit::base64_encode("foo"), "Zm9v");
-  EXPECT_EQ(cloudinit::base64_encode("foobar"), "Zm9vYmFy");
-  EXPECT_EQ(cloudinit::base64_encode("\xff\xfe"), "//4=");
-}
-
 // kproximate's kpNodeCores=2 / kpNodeMemory=2048 as docs/migrate-from-kproximate.md writes them:
 // one type in INSTANCE_TYPES_FILE. Whatever is pending, every new node has that size, and the
 // number of nodes follows the pods that fit (not kproximate's raw "requested / node size").
 TEST(FixedSizeNodes, AnInstanceTypesFileWithOneSizeGivesEveryNodeThatSize) {
-  auto types = instance_types::parse_instance_types_file(R"([{"name": "kp1.2VCPU-2GB",
+  auto types = config::parse_instance_types_file(R"([{"name": "kp1.2VCPU-2GB",
       "capacity": {"cpu": "2", "memory": "2Gi", "ephemeral-storage": "30Gi", "pods": "110"},
       "overhead": {"KubeReserved": {"cpu": "50m", "memory": "256Mi"},
                    "SystemReserved": {"cpu": "10m", "memory": "64Mi"},

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 
-#include "actors/provisioning/nodeclaim_builder.hpp"
 #include "actors/provisioning/scheduling_input.hpp"
 
 namespace kp::actors::provisioning {
@@ -195,45 +194,6 @@ TEST(SchedulingInput, NominatedPodsStayOnTheirClaimUntilItIsInitialized) {
   in = build_scheduling_input(s, {in_flight_claim("good-abcde")}, nominations, types());
   EXPECT_EQ(in.snap.nodeclaims.size(), 1u);  // not twice
   EXPECT_EQ(in.snap.pods.size(), 2u);
-}
-
-TEST(NodeClaimBuilder, NamesLabelsAnnotatesAndOwnsTheClaim) {
-  std::mt19937_64 rng(7);
-  auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  for (int i = 0; i < 100; ++i) {
-    auto suffix = random_suffix(rng);
-    EXPECT_EQ(suffix.size(), 5u);
-    EXPECT_TRUE(std::all_of(suffix.begin(), suffix.end(), lower_alnum)) << suffix;
-  }
-
-  protocol::cluster_snapshot s;
-  auto np = pool("good", "ok");
-  np.metadata.annotations = {{"karpenter.sh/nodepool-hash", "99"},
-                             {"karpenter.sh/nodepool-hash-version", "v3"}};
-  np.spec.template_.metadata.labels = {{"team", "ml"}};
-  np.spec.template_.spec.termination_grace_period = "1h";
-  s.node_pools = objects<kube::node_pool>({np});
-  s.node_classes = objects<kube::proxmox_node_class>({node_class("ok")});
-  s.pods = objects<kube::pod>({pending("a")});
-  auto in = build_scheduling_input(s, {}, {}, types());
-  auto plan = scheduling::provision(in.snap);
-  ASSERT_EQ(plan.nodeclaims.size(), 1u);
-  auto c = build_nodeclaim(plan.nodeclaims[0], in.snap, np, "good-x1y2z");
-  EXPECT_EQ(c.metadata.name, "good-x1y2z");
-  EXPECT_EQ(c.metadata.labels.at("karpenter.sh/nodepool"), "good");
-  EXPECT_EQ(c.metadata.labels.at("team"), "ml");
-  EXPECT_EQ(c.metadata.annotations.at("karpenter.sh/nodepool-hash"), "99");
-  EXPECT_EQ(c.metadata.annotations.at("karpenter.sh/nodepool-hash-version"), "v3");
-  EXPECT_EQ(c.metadata.annotations.at("karpenter.sh/nodeclaim-min-values-relaxed"), "false");
-  EXPECT_EQ(c.spec.termination_grace_period, "1h");
-  EXPECT_EQ(c.spec.expire_after, "720h");
-  ASSERT_EQ(c.metadata.owner_references.size(), 1u);
-  EXPECT_EQ(c.metadata.owner_references[0].uid, "uid-good");
-  EXPECT_EQ(c.metadata.owner_references[0].block_owner_deletion, std::optional<bool>(true));
-  bool types_listed = false;
-  for (const auto& r : c.spec.requirements)
-    if (r.key == "node.kubernetes.io/instance-type") types_listed = !r.values.empty();
-  EXPECT_TRUE(types_listed);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// The NodePool status plan: usage sums, conditions from the NodeClass and validation, the hash,
-// and the comparison that keeps the actor from writing when nothing changed.
+// The NodePool status plan: usage sums, conditions from the NodeClass and validation, and the
+// comparison that keeps the actor from writing when nothing changed.
 #include "actors/nodepool_status/nodepool_status_plan.hpp"
 
 #include <gtest/gtest.h>
@@ -113,33 +113,6 @@ TEST(NodePoolStatus, quantitiesAreComparedByAmountNotSpelling) {
   EXPECT_TRUE(equivalent(a, b));
   b.resources = {{"memory", "2Gi"}};
   EXPECT_FALSE(equivalent(a, b));
-}
-
-TEST(NodePoolHash, changesWithTheTemplateButNotWithRequirementsOrTaintOrder) {
-  auto pool = make_pool("general");
-  pool.spec.template_.spec.taints = {{"a", "1", "NoSchedule", ""}, {"b", "", "NoExecute", ""}};
-  const auto h = nodepool_hash(pool);
-  auto reordered = pool;
-  std::swap(reordered.spec.template_.spec.taints[0], reordered.spec.template_.spec.taints[1]);
-  EXPECT_EQ(nodepool_hash(reordered), h);
-  auto other_requirements = pool;
-  other_requirements.spec.template_.spec.requirements.clear();
-  EXPECT_EQ(nodepool_hash(other_requirements), h);
-  auto relabelled = pool;
-  relabelled.spec.template_.metadata.labels["team"] = "a";
-  EXPECT_NE(nodepool_hash(relabelled), h);
-  auto expiring = pool;
-  expiring.spec.template_.spec.expire_after = "24h";
-  EXPECT_NE(nodepool_hash(expiring), h);
-}
-
-TEST(NodePoolHash, isCurrentOnlyWithOurValueAndVersion) {
-  auto pool = make_pool("general");
-  EXPECT_FALSE(hash_current(pool));
-  pool.metadata.annotations["karpenter.sh/nodepool-hash"] = nodepool_hash(pool);
-  EXPECT_FALSE(hash_current(pool));
-  pool.metadata.annotations["karpenter.sh/nodepool-hash-version"] = hash_version;
-  EXPECT_TRUE(hash_current(pool));
 }
 
 TEST(NodePoolStatusPatch, removesResourcesThatDisappearedWithNull) {

@@ -26,10 +26,12 @@
 #include "observability/karpenter_metrics.hpp"
 #include "protocol/kube/coordination_v1.hpp"
 #include "protocol/kube/core_v1.hpp"
+#include "protocol/kube/drift_hash.hpp"
 #include "protocol/kube/model_translation.hpp"
 #include "protocol/transport/io_runtime.hpp"
 #include "snapshot_builder.hpp"
 #include "test/sim/kube/kube_sim_process.hpp"
+#include "test/support/eventually.hpp"
 
 namespace kp::actors {
 namespace {
@@ -133,19 +135,9 @@ class StatusKubeSim : public ::testing::Test {
     return f.get();
   }
 
-  // Polls `check` until it is true or `limit` passes, pausing on a condition variable that
-  // nobody signals between polls, so the API server is not hammered.
   template <class Check>
   bool eventually(std::chrono::milliseconds limit, Check check) {
-    const auto deadline = clock_type::now() + limit;
-    std::mutex m;
-    std::condition_variable cv;
-    while (clock_type::now() < deadline) {
-      if (check()) return true;
-      std::unique_lock<std::mutex> lock(m);
-      cv.wait_for(lock, 50ms);
-    }
-    return check();
+    return test_support::eventually(check, limit, 50ms);
   }
 
   bool ask_leading(const protocol::leader_elector_actor& elector) {
@@ -447,7 +439,7 @@ TEST_F(StatusKubeSim, nodePoolStatusIsWrittenOnceAndNotAgainWhileNothingChanges)
     if (!p) return false;
     written = *p;
     return written.status.nodes == 2 && !written.status.conditions.empty() &&
-           nodepool_status::hash_current(written);
+           kube::nodepool_hash_current(written);
   }));
   EXPECT_EQ(written.status.resources["cpu"], "6");
   EXPECT_EQ(written.status.resources["memory"], "12Gi");

@@ -76,47 +76,42 @@ TEST(Offerings, OnePerZoneAvailableOnlyWhereTheHostHasRoom) {
   EXPECT_DOUBLE_EQ(big.offerings[1].price, 0.025 * 8 + 0.001 * (32.0 * (1LL << 30)) / 1e9);
 }
 
-TEST(InstanceTypesFile, TheGoProviderFormatIsAccepted) {
-  const char* json = R"([
-    {"name": "c1.1VCPU-2GB",
-     "capacity": {"cpu": "1", "ephemeral-storage": "30Gi", "memory": "2Gi", "pods": "64"},
-     "overhead": {"KubeReserved": {"cpu": "20m", "memory": "384Mi"}, "SystemReserved": null,
-                  "EvictionThreshold": null}},
-    {"name": "x1.2VCPU-32GB", "capacitytype": "spot",
-     "capacity": {"cpu": 2, "memory": "32Gi", "hugepages-1Gi": "8Gi"}, "offerings": []}
-  ])";
-  auto r = parse_instance_types_file(json);
+TEST(DeclaredInstanceTypes, AreMadeWholeFromNameAndCapacity) {
+  declared_instance_type d;
+  d.name = "x1.2VCPU-3GB";
+  d.capacity.set("cpu", kp::model::quantity::from_milli(1500));
+  d.capacity.set("memory", kp::model::quantity{3 * Gi, kp::model::quantity_format::binary_si});
+  auto r = from_declared({d});
   ASSERT_TRUE(r.ok()) << r.error().message;
-  ASSERT_EQ(r->size(), 2u);
-  EXPECT_EQ((*r)[0].overhead.kube_reserved.milli("memory"), 384 * Mi);
-  EXPECT_EQ((*r)[0].allocatable().milli("cpu"), 980);
-  EXPECT_EQ((*r)[1].family, "x1");
-  EXPECT_EQ((*r)[1].capacity_type, "spot");
-  EXPECT_EQ((*r)[1].capacity.milli("pods"), 110000);
-  // Hugepages are not available to pods as memory.
-  EXPECT_EQ((*r)[1].allocatable().milli("memory"), 24 * Gi);
+  const auto& t = (*r)[0];
+  EXPECT_EQ(t.family, "x1");
+  EXPECT_EQ(t.capacity_type, "on-demand");
+  EXPECT_EQ(t.vm_cpus, 2) << "1.5 cpu is a 2-vCPU VM";
+  EXPECT_EQ(t.vm_memory_bytes, 3LL << 30);
+  EXPECT_EQ(t.capacity.milli("pods"), 110000);
+  EXPECT_EQ(t.requirements.size(), 2u);  // arch and os
 }
 
-TEST(InstanceTypesFile, MalformedFilesAreErrorsNamingTheProblem) {
-  for (const char* bad :
-       {"", "{", "{}", "[1]", "[{\"capacity\": {}}]",
-        "[{\"name\": \"a\", \"capacity\": {\"cpu\": \"x\"}}]",
-        "[{\"name\": \"a\", \"capacity\": {\"cpu\": \"1\"}}]", "[{\"name\":\"a\"}] trailing",
-        "[\"\\u12\"]",
-        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]"
-        "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
-        "[{\"name\": \"a\", \"capacity\": {\"cpu\": \"1\", \"memory\": \"1Gi\"}},"
-        " {\"name\": \"a\", \"capacity\": {\"cpu\": \"1\", \"memory\": \"1Gi\"}}]"}) {
-    auto r = parse_instance_types_file(bad);
-    EXPECT_FALSE(r.ok()) << bad;
-    if (!r.ok()) {
-      EXPECT_EQ(r.error().code, "invalid_instance_types");
-    }
+TEST(DeclaredInstanceTypes, WithoutNameTwiceOrWithoutCpuAndMemoryAreErrorsNamingThem) {
+  declared_instance_type ok;
+  ok.name = "a";
+  ok.capacity.set("cpu", kp::model::quantity::from_units(1));
+  ok.capacity.set("memory", kp::model::quantity{Gi, kp::model::quantity_format::binary_si});
+  auto unnamed = ok;
+  unnamed.name.clear();
+  auto no_memory = ok;
+  no_memory.capacity = {};
+  no_memory.capacity.set("cpu", kp::model::quantity::from_units(1));
+  const std::vector<std::pair<std::vector<declared_instance_type>, std::string>> cases = {
+      {{ok, unnamed}, "item 1 has no name"},
+      {{ok, ok}, "instance type a is listed twice"},
+      {{no_memory}, "instance type a needs a positive cpu and memory capacity"}};
+  for (const auto& [items, message] : cases) {
+    auto r = from_declared(items);
+    ASSERT_FALSE(r.ok()) << message;
+    EXPECT_EQ(r.error().code, "invalid_instance_types");
+    EXPECT_EQ(r.error().message, message);
   }
-  auto r = parse_instance_types_file(
-      "[{\"name\": \"a\", \"capacity\": {\"cpu\": \"x\", \"memory\": \"1Gi\"}}]");
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("instance type a"), std::string::npos);
 }
 
 }  // namespace

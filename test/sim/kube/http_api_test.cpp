@@ -9,6 +9,7 @@
 #include "kube_sim_process.hpp"
 #include "protocol/transport/tls_certificates.hpp"
 #include "sim/kube/json_util.hpp"
+#include "test/support/eventually.hpp"
 
 namespace kp::sim::kube::testing {
 namespace {
@@ -37,13 +38,13 @@ class KubeSimOverHttps : public ::testing::Test {
   // Polls GET target until pred(json) holds.
   bool eventually(const std::string& target, const std::function<bool(const json::value&)>& pred,
                   std::chrono::milliseconds within = 10s) {
-    auto deadline = std::chrono::steady_clock::now() + within;
-    while (std::chrono::steady_clock::now() < deadline) {
-      auto r = admin_->call("GET", target);
-      last_ = r;
-      if (pred(r.status == 200 ? r.json() : json::value(r.status))) return true;
-    }
-    return false;
+    return test_support::eventually(
+        [&] {
+          auto r = admin_->call("GET", target);
+          last_ = r;
+          return pred(r.status == 200 ? r.json() : json::value(r.status));
+        },
+        within);
   }
   static std::string str(const json::value& v, std::initializer_list<std::string_view> path) {
     return v.is_object() ? std::string(string_at(v.get_object(), path)) : std::string();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kube_sim_process.hpp"
+#include "test/support/eventually.hpp"
 
 namespace kp::sim::kube::testing {
 
@@ -42,27 +43,36 @@ class KubectlAgainstKubeSim : public ::testing::Test {
     ASSERT_TRUE(sim_->ok()) << sim_->error();
   }
 
+  // A kubectl run that outlives its timeout fails the test here, naming the command, whatever
+  // the caller then does with the (cut short) result.
   command_result kubectl(const std::vector<std::string>& args, const std::string& input = "",
                          std::chrono::milliseconds timeout = 30s) {
-    return sim_->kubectl(args, input, timeout);
+    auto r = sim_->kubectl(args, input, timeout);
+    if (r.timed_out)
+      ADD_FAILURE() << "kubectl " << command_line(args) << " timed out after " << timeout.count()
+                    << " ms\nstdout: " << r.out << "\nstderr: " << r.err;
+    return r;
   }
   void must(const std::vector<std::string>& args, const std::string& input = "") {
     auto r = kubectl(args, input);
-    std::string cmd;
-    for (const auto& a : args) cmd += a + " ";
-    ASSERT_EQ(r.exit_code, 0) << "kubectl " << cmd << "\nstdout: " << r.out
+    ASSERT_EQ(r.exit_code, 0) << "kubectl " << command_line(args) << "\nstdout: " << r.out
                               << "\nstderr: " << r.err;
   }
   // Polls `kubectl get ... -o jsonpath=EXPR` until it prints `want` or the deadline passes.
   bool eventually(const std::vector<std::string>& get_args, const std::string& want,
                   std::chrono::milliseconds within = 15s) {
-    auto deadline = std::chrono::steady_clock::now() + within;
-    while (std::chrono::steady_clock::now() < deadline) {
-      auto r = kubectl(get_args);
-      last_ = r.out + r.err;
-      if (r.exit_code == 0 && r.out == want) return true;
-    }
-    return false;
+    return test_support::eventually(
+        [&] {
+          auto r = kubectl(get_args);
+          last_ = r.out + r.err;
+          return r.exit_code == 0 && r.out == want;
+        },
+        within);
+  }
+  static std::string command_line(const std::vector<std::string>& args) {
+    std::string cmd;
+    for (const auto& a : args) cmd += (cmd.empty() ? "" : " ") + a;
+    return cmd;
   }
 
   std::unique_ptr<kube_sim_process> sim_;

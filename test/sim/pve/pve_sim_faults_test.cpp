@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "pve_sim_test_client.hpp"
+#include "test/support/eventually.hpp"
 
 using namespace kp::sim::pve;
 using namespace kp::sim::pve::testing;
@@ -16,15 +17,9 @@ class PveSimFaults : public ::testing::Test {
  protected:
   sim_fixture sim;
 
-  // Polls `done` every 10 ms until it holds or the deadline passes.
   bool eventually(const std::function<bool()>& done,
                   std::chrono::milliseconds deadline = std::chrono::seconds(10)) {
-    auto until = std::chrono::steady_clock::now() + deadline;
-    while (std::chrono::steady_clock::now() < until) {
-      if (done()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // poll interval
-    }
-    return done();
+    return kp::test_support::eventually(done, deadline, std::chrono::milliseconds(10));
   }
 
   json::object resource(const std::string& id) {
@@ -141,10 +136,9 @@ TEST(PveSimOfflineHost, ItsVmsKeepTheirLastStatsUntilTheRrdDataExpiresThenTurnUn
   EXPECT_EQ(stale.at("status").as_string(), "running") << "pmxcfs keeps the last RRD data";
   EXPECT_EQ(stale.at("name").as_string(), "w");
 
-  auto until = t0 + std::chrono::seconds(10);
-  while (entry("qemu/950").at("status").as_string() != "unknown" &&
-         std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // poll interval
+  kp::test_support::eventually(
+      [&] { return entry("qemu/950").at("status").as_string() == "unknown"; },
+      std::chrono::seconds(10), std::chrono::milliseconds(10));
   EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(450));
   auto unknown = entry("qemu/950");
   EXPECT_EQ(unknown.at("status").as_string(), "unknown");

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "core/cloudinit/nocloud_iso.hpp"
+#include "core/text/base64.hpp"
 #include "pve_sim_test_client.hpp"
 #include "sim/pve/guest_join_plan.hpp"
 
@@ -77,7 +78,7 @@ std::string user_data(const std::string& server, const std::string& ca_pem,
                       const std::string& token, int vmid) {
   std::string kubeconfig =
       "apiVersion: v1\nkind: Config\nclusters:\n- name: default\n  cluster:\n    server: " +
-      server + "\n    certificate-authority-data: " + base64_encode_text(ca_pem) +
+      server + "\n    certificate-authority-data: " + kp::text::base64_encode(ca_pem) +
       "\ncontexts:\n- name: default\n  context: {cluster: default, user: kubelet-bootstrap}\n"
       "current-context: default\nusers:\n- name: kubelet-bootstrap\n  user:\n    token: " +
       token + "\n";
@@ -92,11 +93,11 @@ std::string user_data(const std::string& server, const std::string& ca_pem,
       "zone=pve1\n";
   return "#cloud-config\nwrite_files:\n"
          "- path: /var/lib/kubelet/bootstrap-kubeconfig\n  encoding: b64\n  content: " +
-         base64_encode_text(kubeconfig) +
+         kp::text::base64_encode(kubeconfig) +
          "\n- path: /var/lib/kubelet/config.yaml\n  encoding: b64\n  content: " +
-         base64_encode_text(kubelet) +
+         kp::text::base64_encode(kubelet) +
          "\n- path: /etc/default/kubelet\n  encoding: b64\n  content: " +
-         base64_encode_text(defaults) + "\n";
+         kp::text::base64_encode(defaults) + "\n";
 }
 
 class PveSimGuestJoin : public ::testing::Test {
@@ -117,10 +118,10 @@ class PveSimGuestJoin : public ::testing::Test {
         {"metadata", json::object{{"name", std::string("bootstrap-token-") + token_id},
                                   {"namespace", "kube-system"}}},
         {"type", "bootstrap.kubernetes.io/token"},
-        {"data", json::object{{"token-id", base64_encode_text(token_id)},
-                              {"token-secret", base64_encode_text(token_secret)},
-                              {"usage-bootstrap-authentication", base64_encode_text("true")},
-                              {"usage-bootstrap-signing", base64_encode_text("true")}}}};
+        {"data", json::object{{"token-id", kp::text::base64_encode(token_id)},
+                              {"token-secret", kp::text::base64_encode(token_secret)},
+                              {"usage-bootstrap-authentication", kp::text::base64_encode("true")},
+                              {"usage-bootstrap-signing", kp::text::base64_encode("true")}}}};
     auto r = kube_call("POST", "/api/v1/namespaces/kube-system/secrets", json::serialize(secret));
     ASSERT_EQ(r.status, 201) << r.body;
   }
@@ -261,7 +262,7 @@ TEST_F(PveSimGuestJoin, AGuestAgentExecOfTheJoinCommandJoinsARunningVm) {
       wait_for([&] { return sim.api("POST", "/nodes/pve1/qemu/122/agent/ping").status == 200; },
                std::chrono::seconds(20)));
   std::string command = "kube-join server=" + kube.url() + " token=" + token_id + "." +
-                        token_secret + " ca=" + base64_encode_text(kube.ca_pem()) +
+                        token_secret + " ca=" + kp::text::base64_encode(kube.ca_pem()) +
                         " labels=kproximate=yes";
   auto exec = sim.api("POST", "/nodes/pve1/qemu/122/agent/exec",
                       {{"command", "bash"}, {"command", "-c"}, {"command", command}});
@@ -284,7 +285,7 @@ TEST_F(PveSimGuestJoin, ATemplateWithABakedInJoinJoinsOnBootWithoutACdrom) {
                          {{"newid", "123"}, {"name", "join-node-baked"}}),
             "OK");
   std::string join = "kube-join server=" + kube.url() + " token=" + token_id + "." + token_secret +
-                     " ca=" + base64_encode_text(kube.ca_pem());
+                     " ca=" + kp::text::base64_encode(kube.ca_pem());
   ASSERT_EQ(
       sim.api("PUT", "/nodes/pve1/qemu/123/config", {{"description", "baked template\n" + join}})
           .status,
@@ -300,7 +301,7 @@ TEST_F(PveSimGuestJoin, AGuestWithAMappedGpuAdvertisesTheMappingsResourceOnItsNo
                          {{"newid", "124"}, {"name", "join-node-gpu"}}),
             "OK");
   std::string join = "kube-join server=" + kube.url() + " token=" + token_id + "." + token_secret +
-                     " ca=" + base64_encode_text(kube.ca_pem());
+                     " ca=" + kp::text::base64_encode(kube.ca_pem());
   ASSERT_EQ(sim.api("PUT", "/nodes/pve2/qemu/124/config",
                     {{"description", "gpu node\n" + join}, {"hostpci0", "mapping=gpu"}})
                 .status,

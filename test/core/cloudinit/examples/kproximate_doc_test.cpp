@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "config/instance_types_file.hpp"
 #include "core/instance_types/instance_type.hpp"
 
 namespace kp::cloudinit {
@@ -58,8 +59,7 @@ TEST(KproximateDoc, TheCompleteExampleIsConsistentAndAccepted) {
 
   // The one instance type, as INSTANCE_TYPES_FILE reads it.
   YAML::Node cm = find_kind(docs, "ConfigMap");
-  auto types =
-      instance_types::parse_instance_types_file(cm["data"]["instance-types.json"].Scalar());
+  auto types = config::parse_instance_types_file(cm["data"]["instance-types.json"].Scalar());
   ASSERT_TRUE(types.ok()) << types.error().message;
   ASSERT_EQ(types->size(), 1u);
   EXPECT_EQ((*types)[0].vm_cpus, 2);

@@ -1,9 +1,9 @@
-#include "protocol/kube/base64.hpp"
+#include "core/text/base64.hpp"
 
 #include <array>
 #include <cstdint>
 
-namespace kp::kube {
+namespace kp::text {
 namespace {
 
 constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -78,4 +78,4 @@ std::optional<std::string> base64_decode(std::string_view text) {
   return out;
 }
 
-}  // namespace kp::kube
+}  // namespace kp::text

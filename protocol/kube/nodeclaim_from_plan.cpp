@@ -1,26 +1,27 @@
-#include "actors/disruption/replacement.hpp"
+#include "protocol/kube/nodeclaim_from_plan.hpp"
 
 #include <algorithm>
 #include <cctype>
+#include <string_view>
 
+#include "core/model/drift_hash.hpp"
 #include "core/model/labels.hpp"
 #include "protocol/kube/model_translation.hpp"
 
-namespace kp::actors::disruption {
+namespace kp::kube {
 
-std::string random_suffix(std::mt19937_64& rng) {
+std::string generated_name_suffix(std::mt19937_64& rng) {
   static constexpr std::string_view alphabet = "bcdfghjklmnpqrstvwxz2456789";
   std::uniform_int_distribution<std::size_t> pick(0, alphabet.size() - 1);
-  std::string out;
-  for (int i = 0; i < 5; ++i) out.push_back(alphabet[pick(rng)]);
+  std::string out(5, 'x');
+  for (auto& c : out) c = alphabet[pick(rng)];
   return out;
 }
 
-kube::node_claim replacement_nodeclaim(const scheduling::planned_nodeclaim& planned,
-                                       const scheduling::snapshot& snap,
-                                       const kube::node_pool& pool,
-                                       const kp::disruption::drift_reference& drift,
-                                       const std::string& name) {
+node_claim nodeclaim_from_plan(const scheduling::planned_nodeclaim& planned,
+                               const scheduling::snapshot& snap, const node_pool& pool,
+                               const std::string& name) {
+  namespace ma = model::annotations;
   const auto& tmpl = pool.spec.template_;
   model::nodeclaim m;
   m.name = name;
@@ -29,14 +30,12 @@ kube::node_claim replacement_nodeclaim(const scheduling::planned_nodeclaim& plan
   for (const auto& [k, v] : planned.labels) m.labels[k] = v;
   m.labels[std::string(model::labels::nodepool)] = pool.metadata.name;
   m.annotations.insert(tmpl.metadata.annotations.begin(), tmpl.metadata.annotations.end());
-  auto stamp = [&](std::string_view key, const std::string& value) {
-    if (!value.empty()) m.annotations[std::string(key)] = value;
-  };
-  stamp(model::annotations::nodepool_hash, drift.nodepool_hash);
-  stamp(model::annotations::nodepool_hash_version, drift.nodepool_hash_version);
-  stamp(kp::disruption::annotations::nodeclass_hash, drift.nodeclass_hash);
-  stamp(kp::disruption::annotations::nodeclass_hash_version, drift.nodeclass_hash_version);
-  m.annotations[std::string(model::annotations::min_values_relaxed)] =
+  for (auto key : {ma::nodepool_hash, ma::nodepool_hash_version}) {
+    auto it = pool.metadata.annotations.find(std::string(key));
+    if (it != pool.metadata.annotations.end() && !it->second.empty())
+      m.annotations[it->first] = it->second;
+  }
+  m.annotations[std::string(ma::min_values_relaxed)] =
       planned.min_values_relaxed ? "true" : "false";
   m.requirements = scheduling::nodeclaim_requirements(planned, snap);
   m.taints = planned.taints;
@@ -46,8 +45,7 @@ kube::node_claim replacement_nodeclaim(const scheduling::planned_nodeclaim& plan
   if (m.node_class.name.empty())
     m.node_class = {tmpl.spec.node_class_ref.group, tmpl.spec.node_class_ref.kind,
                     tmpl.spec.node_class_ref.name};
-  // "<group>/<lowercased kind>" = the node class name, as Karpenter (and our provisioner)
-  // label NodeClaims.
+  // "<group>/<lowercased kind>" = the node class name, as Karpenter labels NodeClaims.
   std::string kind = m.node_class.kind;
   std::transform(kind.begin(), kind.end(), kind.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -55,10 +53,10 @@ kube::node_claim replacement_nodeclaim(const scheduling::planned_nodeclaim& plan
     m.labels[m.node_class.group + "/" + kind] = m.node_class.name;
   m.expire_after = tmpl.spec.expire_after.empty() ? "720h" : tmpl.spec.expire_after;
   m.termination_grace_period = tmpl.spec.termination_grace_period;
-  auto out = kube::from_model(m);
+  auto out = from_model(m);
   out.metadata.owner_references.push_back(
       {"karpenter.sh/v1", "NodePool", pool.metadata.name, pool.metadata.uid, std::nullopt, true});
   return out;
 }
 
-}  // namespace kp::actors::disruption
+}  // namespace kp::kube
