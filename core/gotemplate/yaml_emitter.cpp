@@ -287,6 +287,16 @@ class yaml_writer {
         out_ += scalar_text(value(key), child_indent(col, where::after_key));
         out_.push_back('\n');
         out_.append(static_cast<std::size_t>(col), ' ');
+        out_.push_back(':');
+        if (is_block_collection(e->val)) {
+          // After a complex key's ":" a collection starts on the same line, at the child column.
+          int own = child_indent(col, where::after_key);
+          out_.append(static_cast<std::size_t>(std::max(0, own - col - 2)), ' ');
+          collection(e->val, own, where::after_dash);
+        } else {
+          node(e->val, col, where::after_key);
+        }
+        continue;
       }
       out_.push_back(':');
       node(e->val, col, where::after_key);
