@@ -20,6 +20,7 @@ kp::error fail(std::string message) {
 enum class cmp_kind { invalid, boolean, integer, floating, string };
 
 cmp_kind kind_of(const value& v) {
+  if (v.is_pointer()) return cmp_kind::invalid;
   switch (v.type()) {
     case value::kind::boolean:
       return cmp_kind::boolean;
@@ -56,12 +57,16 @@ result<value> eq(args_t a) {
     auto ky = kind_of(y);
     bool truth = false;
     if (kx != ky) {
-      if (!x.is_null() && !y.is_null()) return fail("incompatible types for comparison");
+      // Only Go's invalid value (nil, a missing key) compares with anything; a nil pointer
+      // is a typed value.
+      bool x_valid = !x.is_null() || x.is_nil_pointer();
+      bool y_valid = !y.is_null() || y.is_nil_pointer();
+      if (x_valid && y_valid) return fail("incompatible types for comparison");
     } else if (kx != cmp_kind::invalid) {
       truth = x == y;
     } else {
-      bool same_kind = x.is_null() || y.is_null() || (x.is_list() && y.is_list()) ||
-                       (x.is_record() && y.is_record()) ||
+      bool same_kind = x.is_null() || y.is_null() || (x.is_pointer() && y.is_pointer()) ||
+                       (x.is_list() && y.is_list()) || (x.is_record() && y.is_record()) ||
                        (x.is_map() && !x.is_record() && y.is_map() && !y.is_record());
       if (!same_kind) {
         value both[] = {x, value(x.type_name()), value(y.type_name()), y};

@@ -55,6 +55,54 @@ const re2::RE2& letter_or_digit() {
   return re;
 }
 
+// Text as Go's regexp reads it: every byte of invalid UTF-8 is U+FFFD of width 1. RE2 reads
+// only valid UTF-8, so matching runs on a copy with each such byte replaced by U+FFFD, and match
+// offsets are mapped back to the original bytes.
+class go_text {
+ public:
+  explicit go_text(std::string_view s) : original_(s) {
+    for (std::size_t i = 0; i < s.size();) {
+      std::uint32_t cp = 0;
+      std::size_t n = decode_utf8(s, i, cp);
+      if (cp == 0xFFFD && n == 1) {
+        invalid_ = true;
+        break;
+      }
+      i += n;
+    }
+    if (!invalid_) return;
+    for (std::size_t i = 0; i < s.size();) {
+      std::uint32_t cp = 0;
+      std::size_t n = decode_utf8(s, i, cp);
+      if (cp == 0xFFFD && n == 1) {
+        clean_ += "\xEF\xBF\xBD";
+        offsets_.insert(offsets_.end(), {i, i + 1, i + 1});
+      } else {
+        clean_.append(s.substr(i, n));
+        for (std::size_t k = 0; k < n; ++k) offsets_.push_back(i + k);
+      }
+      i += n;
+    }
+    offsets_.push_back(s.size());
+  }
+
+  std::string_view scanned() const { return invalid_ ? std::string_view(clean_) : original_; }
+  std::size_t original_offset(std::size_t pos) const { return invalid_ ? offsets_[pos] : pos; }
+  // The original bytes of a piece of scanned(); a null view for a group that did not take part.
+  std::string_view original(const re2::StringPiece& p) const {
+    if (!p.data()) return {};
+    auto start = static_cast<std::size_t>(p.data() - scanned().data());
+    std::size_t from = original_offset(start);
+    return original_.substr(from, original_offset(start + p.size()) - from);
+  }
+
+ private:
+  std::string_view original_;
+  bool invalid_ = false;
+  std::string clean_;
+  std::vector<std::size_t> offsets_;  // original offset of each scanned byte, and of the end
+};
+
 }  // namespace
 
 bool is_unicode_letter_or_digit(std::uint32_t cp) {
@@ -95,20 +143,25 @@ result<go_regexp> go_regexp::compile(std::string_view pattern) {
 }
 
 std::string go_regexp::find(std::string_view s) const {
+  go_text text(s);
+  std::string_view scanned = text.scanned();
   re2::StringPiece m;
-  if (!re_->Match(piece(s), 0, s.size(), re2::RE2::UNANCHORED, &m, 1)) return "";
-  return std::string(m.data(), m.size());
+  if (!re_->Match(piece(scanned), 0, scanned.size(), re2::RE2::UNANCHORED, &m, 1)) return "";
+  return std::string(text.original(m));
 }
 
 std::vector<std::string> go_regexp::find_submatch(std::string_view s) const {
+  go_text text(s);
+  std::string_view scanned = text.scanned();
   auto n = static_cast<std::size_t>(re_->NumberOfCapturingGroups()) + 1;
   std::vector<re2::StringPiece> m(n);
-  if (!re_->Match(piece(s), 0, s.size(), re2::RE2::UNANCHORED, m.data(), static_cast<int>(n))) {
+  if (!re_->Match(piece(scanned), 0, scanned.size(), re2::RE2::UNANCHORED, m.data(),
+                  static_cast<int>(n))) {
     return {};
   }
   std::vector<std::string> out;
   out.reserve(n);
-  for (const auto& g : m) out.emplace_back(g.data() ? std::string(g.data(), g.size()) : "");
+  for (const auto& g : m) out.emplace_back(text.original(g));
   return out;
 }
 
@@ -167,13 +220,19 @@ void go_regexp::expand(std::string& out, std::string_view repl,
   out.append(repl);
 }
 
-std::string go_regexp::replace_all(std::string_view s, std::string_view repl) const {
+std::string go_regexp::replace_all(std::string_view original, std::string_view repl) const {
+  go_text text(original);
+  std::string_view s = text.scanned();
   auto n = static_cast<std::size_t>(re_->NumberOfCapturingGroups()) + 1;
   std::vector<re2::StringPiece> m(n);
   std::vector<std::string_view> groups(n);
   std::string out;
   std::size_t search = 0;
   std::size_t last_end = 0;
+  auto copy_between = [&](std::size_t from, std::size_t to) {
+    std::size_t a = text.original_offset(from);
+    out.append(original.substr(a, text.original_offset(to) - a));
+  };
   while (search <= s.size()) {
     if (!re_->Match(piece(s), search, s.size(), re2::RE2::UNANCHORED, m.data(),
                     static_cast<int>(n))) {
@@ -181,16 +240,14 @@ std::string go_regexp::replace_all(std::string_view s, std::string_view repl) co
     }
     auto start = static_cast<std::size_t>(m[0].data() - s.data());
     std::size_t end = start + m[0].size();
-    out.append(s.substr(last_end, start - last_end));
+    copy_between(last_end, start);
     // No replacement for an empty match right after the previous match (Go's rule).
     if (end > last_end || start == 0) {
-      for (std::size_t k = 0; k < n; ++k) {
-        groups[k] = m[k].data() ? std::string_view(m[k].data(), m[k].size()) : std::string_view();
-      }
+      for (std::size_t k = 0; k < n; ++k) groups[k] = text.original(m[k]);
       expand(out, repl, groups);
     }
     last_end = end;
-    // Advance by at least one character (one byte at the end or on an invalid byte).
+    // Advance by at least one character (one byte at the end).
     std::size_t width = 0;
     if (search < s.size()) {
       std::uint32_t cp = 0;
@@ -204,7 +261,7 @@ std::string go_regexp::replace_all(std::string_view s, std::string_view repl) co
       search = end;
     }
   }
-  out.append(s.substr(last_end));
+  copy_between(last_end, s.size());
   return out;
 }
 

@@ -46,7 +46,7 @@ void append_json_string(std::string& out, const std::string& s) {
 
 // encoding/json's omitempty: structs are never empty.
 bool omitted(const value::entry& e) {
-  if (!e.omit_empty) return false;
+  if (!e.json_omit_empty) return false;
   if (e.pointer) return e.val.is_null();
   if (e.val.is_record()) return false;
   return !e.val.truthy();
@@ -77,7 +77,8 @@ void write(std::string& out, const value& v, const std::string* indent, int dept
     case value::kind::list: {
       const auto& l = v.as_list();
       if (l.empty()) {
-        out += "[]";
+        // An empty []string is the provider's nil slice, which encoding/json writes as null.
+        out += v.is_string_list() ? "null" : "[]";
         return;
       }
       out.push_back('[');

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 
 #include "core/gotemplate/go_format.hpp"
 
@@ -95,6 +96,37 @@ std::string integer(std::int64_t v, const spec& sp) {
   return pad(with_sign(prefix + s, neg, sp), padding, true);
 }
 
+// fmt's '#' flag on floats: always a decimal point, and %#g keeps its trailing zeros (up to the
+// precision, 6 by default, counted in significant digits).
+std::string sharp_float(std::string num, char verb, int prec) {
+  int digits = 0;
+  if (verb == 'g' || verb == 'G' || verb == 'x' || verb == 'X') digits = prec < 0 ? 6 : prec;
+  std::string tail;
+  bool has_point = false;
+  bool seen_nonzero = false;
+  for (std::size_t i = 0; i < num.size(); ++i) {
+    char c = num[i];
+    if (c == '.') {
+      has_point = true;
+      continue;
+    }
+    bool exponent = c == 'p' || c == 'P' || ((c == 'e' || c == 'E') && verb != 'x' && verb != 'X');
+    if (exponent) {
+      tail = num.substr(i);
+      num.resize(i);
+      break;
+    }
+    if (c != '0') seen_nonzero = true;
+    if (seen_nonzero) --digits;
+  }
+  if (!has_point) {
+    if (num == "0") --digits;  // a lone leading zero counts once
+    num.push_back('.');
+  }
+  if (digits > 0) num.append(static_cast<std::size_t>(digits), '0');
+  return num + tail;
+}
+
 std::string floating(double d, const spec& sp) {
   std::string s;
   char verb = sp.verb == 'v' ? 'g' : sp.verb;
@@ -106,6 +138,7 @@ std::string floating(double d, const spec& sp) {
   } else {
     s = format_float_precision(std::fabs(d), verb, sp.prec < 0 ? 6 : sp.prec);
   }
+  if (sp.sharp && std::isfinite(d)) s = sharp_float(s, verb, sp.prec);
   return pad(with_sign(s, std::signbit(d) && !std::isnan(d), sp), sp, std::isfinite(d));
 }
 
@@ -218,6 +251,7 @@ std::string composite(const value& v, const spec& sp, int depth) {
   bool go_syntax = sp.sharp_v && sp.verb == 'v';
   const char* sep = go_syntax ? ", " : " ";
   if (v.is_list()) {
+    if (go_syntax && v.is_string_list() && v.size() == 0) return "[]string(nil)";  // a nil slice
     out = go_syntax ? v.type_name() + "{" : "[";
     bool first = true;
     for (const auto& e : v.as_list()) {
@@ -311,6 +345,7 @@ std::string format_one(const value& v, const spec& sp, int depth) {
         case 'b': {
           double d = v.as_double();
           std::string s = float_special_form(std::fabs(d), sp);
+          if (sp.sharp && sp.verb != 'b' && std::isfinite(d)) s = sharp_float(s, sp.verb, sp.prec);
           return pad(with_sign(s, std::signbit(d) && !std::isnan(d), sp), sp, std::isfinite(d));
         }
         default:
@@ -343,11 +378,69 @@ std::string format_one(const value& v, const spec& sp, int depth) {
 
 }  // namespace
 
+namespace {
+
+// fmt's parsenum: a decimal number at f[i], nullopt when there is none or it exceeds 1e6.
+std::optional<int> parse_count(std::string_view f, std::size_t& i, std::size_t end) {
+  if (i >= end || f[i] < '0' || f[i] > '9') return std::nullopt;
+  int n = 0;
+  for (; i < end && f[i] >= '0' && f[i] <= '9'; ++i) {
+    if (n > 1000000) {
+      i = end;  // as fmt: an absurd number swallows the rest
+      return std::nullopt;
+    }
+    n = n * 10 + (f[i] - '0');
+  }
+  return n;
+}
+
+// fmt's reordering state: the next argument, and whether an explicit [n] index was good.
+struct argument_cursor {
+  std::size_t next = 0;
+  bool good = true;
+  bool reordered = false;
+};
+
+// An explicit argument index "[n]" at f[i] (one-based); true when one was read.
+bool read_index(std::string_view f, std::size_t& i, argument_cursor& cur, std::size_t count) {
+  if (i >= f.size() || f[i] != '[') return false;
+  cur.reordered = true;
+  std::string_view rest = f.substr(i);
+  if (rest.size() >= 3) {
+    auto close = rest.find(']', 1);
+    if (close != std::string_view::npos) {
+      std::size_t j = 1;
+      auto n = parse_count(rest, j, close);
+      i += close + 1;
+      if (n && j == close && *n >= 1 && static_cast<std::size_t>(*n) <= count) {
+        cur.next = static_cast<std::size_t>(*n - 1);
+        return true;
+      }
+      cur.good = false;
+      return n && j == close;
+    }
+  }
+  i += 1;
+  cur.good = false;
+  return false;
+}
+
+// A '*' width or precision from the next argument: an int within +-1e6, else nullopt.
+std::optional<int> count_from_argument(std::span<const value> args, argument_cursor& cur) {
+  if (cur.next >= args.size()) return std::nullopt;
+  const value& a = args[cur.next++];
+  if (!a.is_int() || a.as_int() > 1000000 || a.as_int() < -1000000) return std::nullopt;
+  return static_cast<int>(a.as_int());
+}
+
+}  // namespace
+
 std::string go_sprintf(std::string_view f, std::span<const value> args) {
   std::string out;
-  std::size_t arg = 0;
+  argument_cursor cur;
   std::size_t i = 0;
-  while (i < f.size()) {
+  const std::size_t end = f.size();
+  while (i < end) {
     char c = f[i];
     if (c != '%') {
       out.push_back(c);
@@ -355,74 +448,88 @@ std::string go_sprintf(std::string_view f, std::span<const value> args) {
       continue;
     }
     ++i;
+    cur.good = true;
     spec sp;
-    for (; i < f.size(); ++i) {
+    for (; i < end; ++i) {
       char fl = f[i];
-      if (fl == '+')
+      if (fl == '+') {
         sp.plus = true;
-      else if (fl == '-')
+      } else if (fl == '-') {
         sp.minus = true;
-      else if (fl == '#')
+        sp.zero = false;  // never zero padding on the right
+      } else if (fl == '#') {
         sp.sharp = true;
-      else if (fl == '0')
-        sp.zero = true;
-      else if (fl == ' ')
+      } else if (fl == '0') {
+        sp.zero = !sp.minus;
+      } else if (fl == ' ') {
         sp.space = true;
-      else
+      } else {
         break;
+      }
     }
-    auto number = [&](int& target) {
-      if (i < f.size() && f[i] == '*') {
-        ++i;
-        if (arg < args.size() && args[arg].is_int()) {
-          auto n = args[arg++].as_int();
-          target = static_cast<int>(
-              std::min<std::int64_t>(std::max<std::int64_t>(n, -1000000), 1000000));
-          if (target < 0 && &target == &sp.width) {
-            sp.minus = true;
-            target = -target;
-          }
-        } else {
-          out += "%!(BADWIDTH)";
-          if (arg < args.size()) ++arg;
-        }
-        return;
-      }
-      if (i < f.size() && f[i] >= '0' && f[i] <= '9') {
-        target = 0;
-        while (i < f.size() && f[i] >= '0' && f[i] <= '9') {
-          if (target < 1000000) target = target * 10 + (f[i] - '0');
-          ++i;
-        }
-      }
-    };
-    number(sp.width);
-    if (i < f.size() && f[i] == '.') {
+    bool after_index = read_index(f, i, cur, args.size());
+    if (i < end && f[i] == '*') {
       ++i;
-      sp.prec = 0;
-      number(sp.prec);
+      auto w = count_from_argument(args, cur);
+      if (!w) {
+        out += "%!(BADWIDTH)";
+      } else {
+        sp.width = *w;
+        if (sp.width < 0) {
+          sp.width = -sp.width;
+          sp.minus = true;
+          sp.zero = false;
+        }
+      }
+      after_index = false;
+    } else if (auto w = parse_count(f, i, end)) {
+      sp.width = *w;
+      if (after_index) cur.good = false;  // "%[3]2d"
     }
-    if (i >= f.size()) {
+    if (i + 1 < end && f[i] == '.') {
+      ++i;
+      if (after_index) cur.good = false;  // "%[3].2d"
+      after_index = read_index(f, i, cur, args.size());
+      if (i < end && f[i] == '*') {
+        ++i;
+        auto p = count_from_argument(args, cur);
+        if (p && *p >= 0) {
+          sp.prec = *p;
+        } else {
+          out += "%!(BADPREC)";
+        }
+        after_index = false;
+      } else {
+        sp.prec = parse_count(f, i, end).value_or(0);
+      }
+    }
+    if (!after_index) after_index = read_index(f, i, cur, args.size());
+    if (i >= end) {
       out += "%!(NOVERB)";
       break;
     }
-    std::uint32_t cp = 0;
-    std::size_t n = decode_utf8(f, i, cp);
+    std::uint32_t cp = static_cast<unsigned char>(f[i]);
+    std::size_t n = cp < 0x80 ? 1 : decode_utf8(f, i, cp);
     i += n;
     if (cp == '%') {
       out.push_back('%');
       continue;
     }
+    std::string verb_text;
+    append_utf8(verb_text, cp);
+    if (!cur.good) {
+      out += "%!" + verb_text + "(BADINDEX)";
+      continue;
+    }
+    if (cur.next >= args.size()) {
+      out += "%!" + verb_text + "(MISSING)";
+      continue;
+    }
+    const value& a = args[cur.next++];
     if (cp >= 0x80 || !std::isalpha(static_cast<int>(cp))) {
-      // Not a verb we know: Go still consumes an argument and reports it.
-      out += "%!";
-      append_utf8(out, cp);
-      if (arg >= args.size()) {
-        out += "(MISSING)";
-      } else {
-        const value& a = args[arg++];
-        out += a.is_null() ? "(<nil>)" : "(" + a.type_name() + "=" + format_go_value(a) + ")";
-      }
+      // Not a verb we know: fmt reports the argument it consumed.
+      out += "%!" + verb_text;
+      out += a.is_null() ? "(<nil>)" : "(" + a.type_name() + "=" + format_go_value(a) + ")";
       continue;
     }
     sp.verb = static_cast<char>(cp);
@@ -433,18 +540,13 @@ std::string go_sprintf(std::string_view f, std::span<const value> args) {
       sp.plus = false;
       sp.sharp = false;
     }
-    if (arg >= args.size()) {
-      out += "%!";
-      out.push_back(sp.verb);
-      out += "(MISSING)";
-      continue;
-    }
-    out += format_one(args[arg++], sp);
+    out += format_one(a, sp);
   }
-  if (arg < args.size()) {
+  // Reordered arguments are not checked for extras, as in fmt.
+  if (!cur.reordered && cur.next < args.size()) {
     out += "%!(EXTRA ";
-    for (std::size_t k = arg; k < args.size(); ++k) {
-      if (k > arg) out += ", ";
+    for (std::size_t k = cur.next; k < args.size(); ++k) {
+      if (k > cur.next) out += ", ";
       out += args[k].is_null() ? "<nil>" : args[k].type_name() + "=" + format_go_value(args[k]);
     }
     out += ")";

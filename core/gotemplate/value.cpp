@@ -47,6 +47,12 @@ value value::nil_pointer() {
   return v;
 }
 
+value value::pointer_to(value target) {
+  if (target.is_null()) return nil_pointer();
+  target.pointer_ = true;
+  return target;
+}
+
 value value::missing() {
   value v;
   v.v_ = missing_tag{};
@@ -104,10 +110,11 @@ value& value::field(std::string name, value v, field_options options) {
   entry e;
   e.yaml_key = options.yaml_name.empty() ? lowercase(name) : std::move(options.yaml_name);
   e.json_key = options.json_name.empty() ? name : std::move(options.json_name);
-  e.omit_empty = options.omit_empty;
+  e.yaml_omit_empty = options.yaml_omit_empty.value_or(options.omit_empty);
+  e.json_omit_empty = options.json_omit_empty.value_or(options.omit_empty);
   e.pointer = options.pointer;
   e.key = std::move(name);
-  e.val = std::move(v);
+  e.val = options.pointer ? pointer_to(std::move(v)) : std::move(v);
   if (m.flavour == map_flavour::record) {
     auto it = std::find_if(m.entries.begin(), m.entries.end(),
                            [&](const entry& x) { return x.key == e.key; });
@@ -180,6 +187,7 @@ std::size_t value::size() const {
 }
 
 bool value::truthy() const {
+  if (pointer_) return true;  // Go: a non-nil pointer is true, whatever it points to
   switch (type()) {
     case kind::null:
       return false;
@@ -200,6 +208,7 @@ bool value::truthy() const {
 }
 
 bool value::empty() const {
+  if (pointer_) return false;
   if (is_record()) {
     return std::all_of(as_map().entries.begin(), as_map().entries.end(),
                        [](const entry& e) { return e.val.empty(); });
@@ -213,6 +222,11 @@ bool value::empty() const {
 }
 
 std::string value::type_name() const {
+  if (pointer_) {
+    value target = *this;
+    target.pointer_ = false;
+    return "*" + target.type_name();
+  }
   switch (type()) {
     case kind::null:
       return "interface {}";

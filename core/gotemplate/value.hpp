@@ -15,6 +15,7 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,6 +34,9 @@ struct field_options {
   // The Go field is a pointer (*bool, *int32, ...): omitempty then omits only a nil (null) value,
   // so an explicit false or 0 is still written.
   bool pointer = false;
+  // Set when the field's yaml and json tags disagree on `omitempty` (else omit_empty holds).
+  std::optional<bool> yaml_omit_empty;
+  std::optional<bool> json_omit_empty;
 };
 
 class value {
@@ -71,6 +75,9 @@ class value {
   static value missing();
   // A nil pointer (a *bool or *int32 field): null, but printed "<nil>" as Go does.
   static value nil_pointer();
+  // A non-nil pointer to a scalar (a *bool or *int32 field): printed, emitted and read through
+  // as its target, but always true and never empty, and not comparable with eq to a non-pointer.
+  static value pointer_to(value target);
 
   // Adds or replaces a key of a map (any flavour; a record keeps the field's place).
   value& set(std::string key, value v);
@@ -82,6 +89,7 @@ class value {
   bool is_null() const { return type() == kind::null; }
   bool is_missing() const { return std::holds_alternative<missing_tag>(v_); }
   bool is_nil_pointer() const { return is_null() && !is_missing() && nil_pointer_; }
+  bool is_pointer() const { return pointer_; }
   // A []string (rather than []interface{}).
   bool is_string_list() const { return is_list() && string_list_; }
   bool is_bool() const { return type() == kind::boolean; }
@@ -127,6 +135,7 @@ class value {
       v_;
   bool string_list_ = false;
   bool nil_pointer_ = false;
+  bool pointer_ = false;  // a non-nil pointer to this value
 };
 
 struct value::entry {
@@ -134,7 +143,8 @@ struct value::entry {
   value val;
   std::string yaml_key;
   std::string json_key;
-  bool omit_empty = false;
+  bool yaml_omit_empty = false;
+  bool json_omit_empty = false;
   bool pointer = false;
 };
 

@@ -214,7 +214,7 @@ class yaml_writer {
 
   // yaml.v3's omitempty: a nil pointer, or a zero value.
   static bool omitted(const value::entry& e) {
-    if (!e.omit_empty) return false;
+    if (!e.yaml_omit_empty) return false;
     return e.pointer ? e.val.is_null() : yaml_zero(e.val);
   }
 
@@ -278,16 +278,36 @@ class yaml_writer {
     for (const auto* e : entries) {
       start_entry(col, at, first);
       first = false;
-      out_ += key_text(record ? e->yaml_key : e->key);
+      const std::string& key = record ? e->yaml_key : e->key;
+      if (is_simple_key(key)) {
+        out_ += scalar_text(value(key), 0);
+      } else {
+        // libyaml's complex key: "? key", then ":" on a line of its own.
+        out_ += "? ";
+        out_ += scalar_text(value(key), child_indent(col, where::after_key));
+        out_.push_back('\n');
+        out_.append(static_cast<std::size_t>(col), ' ');
+        out_.push_back(':');
+        if (is_block_collection(e->val)) {
+          // After a complex key's ":" a collection starts on the same line, at the child column.
+          int own = child_indent(col, where::after_key);
+          out_.append(static_cast<std::size_t>(std::max(0, own - col - 2)), ' ');
+          collection(e->val, own, where::after_dash);
+        } else {
+          node(e->val, col, where::after_key);
+        }
+        continue;
+      }
       out_.push_back(':');
       node(e->val, col, where::after_key);
     }
   }
 
-  // Keys are never literal blocks: a multi-line key is double-quoted.
-  std::string key_text(const std::string& k) const {
-    if (k.find('\n') != std::string::npos) return double_quoted(k);
-    return scalar_text(value(k), 0);
+  // libyaml's check_simple_key: a key fits on one line and in 128 bytes.
+  static bool is_simple_key(const std::string& k) {
+    if (k.size() > 128) return false;
+    return k.find_first_of("\r\n") == std::string::npos &&
+           k.find("\xC2\x85") == std::string::npos && !has_unicode_break(k);
   }
 
   // `col` is where the lines of a literal block go.

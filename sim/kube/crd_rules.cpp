@@ -71,6 +71,8 @@ void check_schema(const json::value& schema, const std::string& path, json::arra
   for (const char* key : {"items", "additionalProperties"})
     if (const auto* sub = s->if_contains(key); sub && sub->is_object())
       check_schema(*sub, path + "." + key, causes);
+  if (const auto* sub = s->if_contains("not"); sub && sub->is_object())
+    check_schema(*sub, path + ".not", causes);
   for (const char* key : {"allOf", "anyOf", "oneOf"})
     if (const auto* sub = s->if_contains(key); sub && sub->is_array()) {
       const auto& list = sub->get_array();

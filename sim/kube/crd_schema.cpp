@@ -4,6 +4,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -31,6 +32,8 @@ std::string child(const std::string& path, std::string_view key) {
 
 struct walker {
   schema_outcome& out;
+  // Inside allOf/anyOf/oneOf/not: value validations only, no defaults and no pruning.
+  bool nested = false;
 
   void invalid(const std::string& path, const json::value& v, const std::string& why) {
     out.causes.push_back(
@@ -89,6 +92,48 @@ struct walker {
     if (v.is_int64() || v.is_uint64() || v.is_double()) check_number(v, s, path);
     if (v.is_array()) check_array(v.get_array(), s, path);
     if (v.is_object()) check_object(v.get_object(), s, path, root);
+    check_junctors(v, s, path, root);
+  }
+
+  // The causes of one value validation under a junctor, judged on a copy of the value.
+  static schema_outcome judge(const json::value& v, const json::value& schema,
+                              const std::string& path, bool root) {
+    schema_outcome o;
+    if (!schema.is_object()) return o;
+    json::value copy = v;
+    walker w{o, true};
+    w.apply(copy, schema.get_object(), path, root);
+    return o;
+  }
+
+  // allOf: every schema's causes; anyOf: one must pass; oneOf: exactly one; not: none.
+  void check_junctors(const json::value& v, const json::object& s, const std::string& path,
+                      bool root) {
+    auto list = [&](const char* key) -> const json::array* {
+      const auto* l = s.if_contains(key);
+      return l && l->is_array() && !l->get_array().empty() ? &l->get_array() : nullptr;
+    };
+    std::string subject = path.empty() ? "body" : path + " in body";
+    if (const auto* all = list("allOf")) {
+      for (const auto& sub : *all)
+        for (auto& c : judge(v, sub, path, root).causes) out.causes.push_back(std::move(c));
+    }
+    if (const auto* any = list("anyOf")) {
+      bool passed = std::any_of(any->begin(), any->end(), [&](const json::value& sub) {
+        return judge(v, sub, path, root).causes.empty();
+      });
+      if (!passed) invalid(path, v, subject + " must validate at least one schema (anyOf)");
+    }
+    if (const auto* one = list("oneOf")) {
+      auto passed = std::count_if(one->begin(), one->end(), [&](const json::value& sub) {
+        return judge(v, sub, path, root).causes.empty();
+      });
+      if (passed != 1) invalid(path, v, subject + " must validate one and only one schema (oneOf)");
+    }
+    if (const auto* n = s.if_contains("not"); n && n->is_object()) {
+      if (judge(v, *n, path, root).causes.empty())
+        invalid(path, v, subject + " must not validate the schema (not)");
+    }
   }
 
   void check_string(const json::value& v, const json::object& s, const std::string& path) {
@@ -166,7 +211,7 @@ struct walker {
     const auto* props = s.if_contains("properties");
     const json::object* properties = props ? props->if_object() : nullptr;
     // Defaults for absent properties.
-    if (properties) {
+    if (properties && !nested) {
       for (const auto& kv : *properties) {
         if (!kv.value().is_object()) continue;
         const auto* d = kv.value().get_object().if_contains("default");
@@ -186,7 +231,7 @@ struct walker {
         apply(kv.value(), additional->get_object(), child(path, key), false);
       } else if (additional && additional->is_bool() && additional->get_bool()) {
         continue;
-      } else if (!preserve) {
+      } else if (!preserve && !nested) {
         pruned.emplace_back(key);
       }
     }

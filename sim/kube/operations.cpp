@@ -4,6 +4,7 @@
 
 #include "sim/kube/crd_rules.hpp"
 #include "sim/kube/crd_schema.hpp"
+#include "sim/kube/crd_structural.hpp"
 #include "sim/kube/json_util.hpp"
 #include "sim/kube/patch.hpp"
 #include "sim/kube/time_fields.hpp"
@@ -343,6 +344,7 @@ api_status operations::validate(const resource_type& type, const json::object& o
           "FieldValueInvalid", "metadata.name",
           "Invalid value: \"" + name + "\": must be spec.names.plural+\".\"+spec.group"));
     for (auto& c : check_crd_rules(object)) causes.push_back(std::move(c));
+    for (auto& c : check_structural_junctors(object)) causes.push_back(std::move(c));
   }
   if (type.group == "certificates.k8s.io" && !old) {
     auto req = string_at(object, {"spec", "request"});

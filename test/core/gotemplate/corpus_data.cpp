@@ -53,13 +53,18 @@ result<value> convert_typed(const std::string& kind, const json::value& j) {
         bool omit_json = false;
         apply_tag(tag, "yaml", options.yaml_name, omit_yaml);
         apply_tag(tag, "json", options.json_name, omit_json);
-        options.omit_empty = omit_yaml || omit_json;
+        options.yaml_omit_empty = omit_yaml;
+        options.json_omit_empty = omit_json;
       }
       r.field(name, *v, options);
     }
     return r;
   }
-  if (kind == "$ptr") return convert(j);
+  if (kind == "$ptr") {
+    auto target = convert(j);
+    if (target) *target = value::pointer_to(*target);
+    return target;
+  }
   if (kind == "$nilptr") return value::nil_pointer();
   if (kind == "$int64" || kind == "$int32" || kind == "$uint32")
     return value(j.to_number<std::int64_t>());

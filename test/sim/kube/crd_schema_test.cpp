@@ -62,5 +62,68 @@ TEST(KubeSimCrdSchema, UnknownFieldsArePrunedAndReported) {
   EXPECT_FALSE(doc.at("spec").as_object().contains("extra"));
 }
 
+// The Go provider's bootDevice.size: int-or-string, with two patterns under allOf.
+const char* kJunctorSchema = R"({"type":"object","properties":{"spec":{"type":"object",
+  "properties":{
+    "size":{"type":"string","x-kubernetes-int-or-string":true,
+            "anyOf":[{"type":"integer"},{"type":"string"}],
+            "allOf":[{"pattern":"^[0-9]+[A-Za-z]*$"},{"pattern":"^\\d+(T|G|Ti|Gi)$"}]},
+    "pair":{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},
+            "oneOf":[{"required":["a"]},{"required":["b"]}]},
+    "either":{"type":"string","anyOf":[{"enum":["x"]},{"maxLength":1}]},
+    "word":{"type":"string","not":{"enum":["forbidden"]}},
+    "limits":{"type":"object","properties":{"cpu":{"type":"integer","default":1}},
+              "allOf":[{"properties":{"cpu":{"maximum":8}},"required":["cpu"]}]}}}}})";
+
+schema_outcome run_junctors(json::value& doc) {
+  return apply_schema(doc, json::parse(kJunctorSchema));
+}
+
+TEST(KubeSimCrdSchema, PatternsUnderAllOfApplyToStringsAndIntegersPassThem) {
+  for (const char* ok :
+       {R"({"spec":{"size":30}})", R"({"spec":{"size":"50Gi"}})", R"({"spec":{"size":"1T"}})"}) {
+    json::value doc = json::parse(ok);
+    auto out = run_junctors(doc);
+    EXPECT_TRUE(out.causes.empty()) << ok << ": " << json::serialize(out.causes);
+  }
+  json::value doc = json::parse(R"({"spec":{"size":"50Mi"}})");
+  auto out = run_junctors(doc);
+  ASSERT_EQ(out.causes.size(), 1u) << json::serialize(out.causes);
+  EXPECT_EQ(fields_of(out), "spec.size;");
+  EXPECT_NE(json::serialize(out.causes[0]).find("should match '^\\\\d+(T|G|Ti|Gi)$'"),
+            std::string::npos)
+      << json::serialize(out.causes);
+  doc = json::parse(R"({"spec":{"size":"big"}})");
+  EXPECT_EQ(fields_of(run_junctors(doc)), "spec.size;spec.size;") << "both allOf patterns fail";
+}
+
+TEST(KubeSimCrdSchema, AnyOfNeedsOneBranchOneOfExactlyOneAndNotNone) {
+  auto causes_of = [](const char* text) {
+    json::value doc = json::parse(text);
+    return json::serialize(run_junctors(doc).causes);
+  };
+  EXPECT_EQ(causes_of(R"({"spec":{"either":"x","word":"fine","pair":{"a":"1"}}})"), "[]");
+  EXPECT_EQ(causes_of(R"({"spec":{"either":"y"}})"), "[]") << "maxLength 1 is enough";
+  EXPECT_NE(causes_of(R"({"spec":{"either":"yy"}})").find("must validate at least one schema"),
+            std::string::npos);
+  EXPECT_NE(causes_of(R"({"spec":{"pair":{"a":"1","b":"2"}}})").find("one and only one schema"),
+            std::string::npos);
+  EXPECT_NE(causes_of(R"({"spec":{"pair":{}}})").find("one and only one schema"),
+            std::string::npos);
+  EXPECT_NE(causes_of(R"({"spec":{"word":"forbidden"}})").find("must not validate the schema"),
+            std::string::npos);
+}
+
+TEST(KubeSimCrdSchema, NestedPropertiesUnderAllOfValidateButNeverDefaultOrPrune) {
+  json::value doc = json::parse(R"({"spec":{"limits":{"cpu":9}}})");
+  auto out = run_junctors(doc);
+  EXPECT_EQ(fields_of(out), "spec.limits.cpu;") << json::serialize(out.causes);
+  doc = json::parse(R"({"spec":{"limits":{}}})");
+  out = run_junctors(doc);
+  EXPECT_TRUE(out.causes.empty()) << "the structural default fills cpu before allOf requires it: "
+                                  << json::serialize(out.causes);
+  EXPECT_EQ(doc.at("spec").at("limits").at("cpu"), json::value(1));
+}
+
 }  // namespace
 }  // namespace kp::sim::kube

@@ -219,5 +219,76 @@ spec:
       << unsupported.err;
 }
 
+TEST_F(KubectlAgainstKubeSim, PatternsUnderAllOfAreEnforcedAndNonStructuralJunctorsRefused) {
+  // The Go provider's bootDevice.size: int-or-string with two patterns under allOf.
+  must({"apply", "-f", "-"}, R"yaml(apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: disks.example.com}
+spec:
+  group: example.com
+  scope: Cluster
+  names: {plural: disks, singular: disk, kind: Disk}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size:
+                allOf:
+                - pattern: ^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$
+                - pattern: ^\d+(T|G|Ti|Gi)$
+                anyOf:
+                - type: integer
+                - type: string
+                type: string
+                x-kubernetes-int-or-string: true
+)yaml");
+  must({"apply", "-f", "-"},
+       "apiVersion: example.com/v1\nkind: Disk\nmetadata: {name: a}\nspec: {size: 30}\n");
+  must({"apply", "-f", "-"},
+       "apiVersion: example.com/v1\nkind: Disk\nmetadata: {name: b}\nspec: {size: 50Gi}\n");
+  auto mebibytes = kubectl({"apply", "-f", "-"},
+                           "apiVersion: example.com/v1\nkind: Disk\nmetadata: {name: c}\n"
+                           "spec: {size: 50Mi}\n");
+  EXPECT_NE(mebibytes.exit_code, 0);
+  EXPECT_NE(mebibytes.err.find("spec.size in body should match '^\\d+(T|G|Ti|Gi)$'"),
+            std::string::npos)
+      << mebibytes.err;
+  auto typed = kubectl({"apply", "-f", "-"}, R"yaml(apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: typed.example.com}
+spec:
+  group: example.com
+  scope: Cluster
+  names: {plural: typed, singular: typed, kind: Typed}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            allOf:
+            - type: object
+              x-kubernetes-validations: [{rule: "true"}]
+)yaml");
+  EXPECT_NE(typed.exit_code, 0) << "a type or CEL rule under allOf is not structural";
+  EXPECT_NE(typed.err.find("properties[spec].allOf[0].type: Forbidden: must be empty to be "
+                           "structural"),
+            std::string::npos)
+      << typed.err;
+  EXPECT_NE(typed.err.find("allOf[0].x-kubernetes-validations: Forbidden"), std::string::npos)
+      << typed.err;
+}
+
 }  // namespace
 }  // namespace kp::sim::kube::testing

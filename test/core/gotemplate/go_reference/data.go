@@ -5,7 +5,7 @@ package main
 //
 //	plain JSON          map[string]interface{}, []interface{}, string, bool, nil,
 //	                    int (a number without "." or exponent) or float64
-//	{"$strings": [...]}  []string
+//	{"$strings": [...]}  []string (nil when empty)
 //	{"$stringmap": {..}} map[string]string
 //	{"$struct": [["Name", value, "yaml:\"name,omitempty\""], ...]}  a struct (tag optional)
 //	{"$ptr": value}      a pointer to value (as a struct field: *bool, *int32, ...)
@@ -109,7 +109,11 @@ func convertTyped(kind string, raw interface{}) (reflect.Value, error) {
 		if !ok {
 			return reflect.Value{}, fmt.Errorf("$strings wants a list")
 		}
-		out := make([]string, len(list))
+		// An empty []string is a nil slice, as the provider's unset []string fields are.
+		var out []string
+		if len(list) > 0 {
+			out = make([]string, len(list))
+		}
 		for i, e := range list {
 			s, ok := e.(string)
 			if !ok {
