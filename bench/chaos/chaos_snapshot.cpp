@@ -3,28 +3,13 @@
 #include <boost/json.hpp>
 
 #include "sim/lab/json_fields.hpp"
+#include "sim/lab/world_observation.hpp"
 
 namespace kp::bench {
 
-namespace json = boost::json;
 using lab::has_at;
+using lab::node_ready;
 using lab::string_at;
-
-namespace {
-
-bool node_ready(const json::object& node) {
-  const auto* status = node.if_contains("status");
-  const auto* conditions = status != nullptr && status->is_object()
-                               ? status->as_object().if_contains("conditions")
-                               : nullptr;
-  if (conditions == nullptr || !conditions->is_array()) return false;
-  for (const auto& c : conditions->as_array())
-    if (c.is_object() && string_at(c.as_object(), {"type"}) == "Ready")
-      return string_at(c.as_object(), {"status"}) == "True";
-  return false;
-}
-
-}  // namespace
 
 result<chaos_snapshot> take_snapshot(lab::lab_world& world, int foreign_vmid) {
   chaos_snapshot s;

@@ -8,46 +8,39 @@
 
 namespace kp::lab {
 
-// The string at `path` ({"status", "phase"}), or empty.
-inline std::string_view string_at(const boost::json::object& o,
-                                  std::initializer_list<const char*> path) {
+// The value at `path` ({"status", "phase"}), or nullptr when a step is missing or not an object.
+inline const boost::json::value* value_at(const boost::json::object& o,
+                                          std::initializer_list<const char*> path) {
   const boost::json::object* cur = &o;
   const boost::json::value* v = nullptr;
   for (auto key : path) {
-    if (cur == nullptr) return {};
+    if (cur == nullptr) return nullptr;
     v = cur->if_contains(key);
-    if (v == nullptr) return {};
+    if (v == nullptr) return nullptr;
     cur = v->if_object();
   }
+  return v;
+}
+
+// The string at `path`, or empty.
+inline std::string_view string_at(const boost::json::object& o,
+                                  std::initializer_list<const char*> path) {
+  const auto* v = value_at(o, path);
   return v != nullptr && v->is_string() ? std::string_view(v->as_string()) : std::string_view();
 }
 
 // The integer at `path`, or `fallback`.
 inline std::int64_t int_at(const boost::json::object& o, std::initializer_list<const char*> path,
                            std::int64_t fallback = 0) {
-  const boost::json::value* v = nullptr;
-  const boost::json::object* cur = &o;
-  for (auto key : path) {
-    if (cur == nullptr) return fallback;
-    v = cur->if_contains(key);
-    if (v == nullptr) return fallback;
-    cur = v->if_object();
-  }
-  if (v->is_int64()) return v->as_int64();
-  if (v->is_uint64()) return static_cast<std::int64_t>(v->as_uint64());
+  const auto* v = value_at(o, path);
+  if (v != nullptr && v->is_int64()) return v->as_int64();
+  if (v != nullptr && v->is_uint64()) return static_cast<std::int64_t>(v->as_uint64());
   return fallback;
 }
 
 // Whether a field is present at `path` and not null (metadata.deletionTimestamp).
 inline bool has_at(const boost::json::object& o, std::initializer_list<const char*> path) {
-  const boost::json::value* v = nullptr;
-  const boost::json::object* cur = &o;
-  for (auto key : path) {
-    if (cur == nullptr) return false;
-    v = cur->if_contains(key);
-    if (v == nullptr) return false;
-    cur = v->if_object();
-  }
+  const auto* v = value_at(o, path);
   return v != nullptr && !v->is_null();
 }
 

@@ -21,6 +21,8 @@ bool owned_by_daemon_set(const json::object& pod) {
   return false;
 }
 
+}  // namespace
+
 bool node_ready(const json::object& node) {
   const auto* status = node.if_contains("status");
   if (status == nullptr || !status->is_object()) return false;
@@ -31,8 +33,6 @@ bool node_ready(const json::object& node) {
       return string_at(c.as_object(), {"status"}) == "True";
   return false;
 }
-
-}  // namespace
 
 bool rolled_out(const std::string& kind, const json::object& o) {
   if (int_at(o, {"status", "observedGeneration"}) < int_at(o, {"metadata", "generation"}))
