@@ -93,6 +93,9 @@ std::string chaos_snapshot::line() const {
   if (deleting > 0) s += " (" + std::to_string(deleting) + " deleting)";
   s += " | nodes " + std::to_string(nodes.size()) + " (" + std::to_string(ready) +
        " ready) | VMs " + std::to_string(vms.size());
+  // Said as they happen, so a run shows which kind of extra VM it met.
+  if (auto n = leaked_vms(); n > 0) s += " (" + std::to_string(n) + " without NodeClaim)";
+  if (auto n = duplicate_vms(); n > 0) s += " (" + std::to_string(n) + " duplicate)";
   return s;
 }
 

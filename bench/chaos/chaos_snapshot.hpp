@@ -35,7 +35,7 @@ struct chaos_snapshot {
   long duplicate_vms() const;
   // NodeClaims without a VM or without a Ready Node.
   long stuck_nodeclaims() const;
-  // "pods 12/14 running | nodeclaims 4 (1 deleting) | nodes 4 (3 ready) | VMs 5"
+  // "pods 12/14 running | nodeclaims 4 (1 deleting) | nodes 4 (3 ready) | VMs 5 (1 duplicate)"
   std::string line() const;
 };
 
