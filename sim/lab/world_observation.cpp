@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include "sim/lab/json_fields.hpp"
 #include "sim/lab/lab_world.hpp"
 
 namespace kp::lab {
@@ -9,33 +10,6 @@ namespace kp::lab {
 namespace json = boost::json;
 
 namespace {
-
-std::string_view string_at(const json::object& o, std::initializer_list<const char*> path) {
-  const json::object* cur = &o;
-  const json::value* v = nullptr;
-  for (auto key : path) {
-    if (cur == nullptr) return {};
-    v = cur->if_contains(key);
-    if (v == nullptr) return {};
-    cur = v->if_object();
-  }
-  return v != nullptr && v->is_string() ? std::string_view(v->as_string()) : std::string_view();
-}
-
-std::int64_t int_at(const json::object& o, std::initializer_list<const char*> path,
-                    std::int64_t fallback = 0) {
-  const json::value* v = nullptr;
-  const json::object* cur = &o;
-  for (auto key : path) {
-    if (cur == nullptr) return fallback;
-    v = cur->if_contains(key);
-    if (v == nullptr) return fallback;
-    cur = v->if_object();
-  }
-  if (v->is_int64()) return v->as_int64();
-  if (v->is_uint64()) return static_cast<std::int64_t>(v->as_uint64());
-  return fallback;
-}
 
 bool owned_by_daemon_set(const json::object& pod) {
   const auto* meta = pod.if_contains("metadata");
@@ -47,6 +21,8 @@ bool owned_by_daemon_set(const json::object& pod) {
   return false;
 }
 
+}  // namespace
+
 bool node_ready(const json::object& node) {
   const auto* status = node.if_contains("status");
   if (status == nullptr || !status->is_object()) return false;
@@ -57,8 +33,6 @@ bool node_ready(const json::object& node) {
       return string_at(c.as_object(), {"status"}) == "True";
   return false;
 }
-
-}  // namespace
 
 bool rolled_out(const std::string& kind, const json::object& o) {
   if (int_at(o, {"status", "observedGeneration"}) < int_at(o, {"metadata", "generation"}))

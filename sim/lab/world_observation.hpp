@@ -38,6 +38,9 @@ struct world_observation {
 
 result<world_observation> observe(lab_world& world);
 
+// Whether a Node's Ready condition is True.
+bool node_ready(const boost::json::object& node);
+
 // Whether a Deployment, StatefulSet or DaemonSet is rolled out, as `kubectl rollout status`
 // decides (observed generation, updated and available counts, revisions).
 bool rolled_out(const std::string& kind, const boost::json::object& object);
