@@ -29,7 +29,7 @@ inline constexpr std::string_view condition_reasons[] = {
     // NodePool: NodeClassReady, ValidationSucceeded, Ready (actors/nodepool_status)
     "NodeClassTerminating", "NodeClassReadinessUnknown", "NodeClassReady", "NodeClassNotReady",
     "ValidationSucceeded", "NodePoolValidationFailed", "UnhealthyDependents",
-    // ProxmoxTemplate: ImageReady, Ready (actors/template_manager)
+    // ProxmoxTemplate: ImageReady, Ready (actors/template_builder)
     "InvalidSpec", "StorageNotFound", "Building", "ImageImported", "TemplatesReady",
     "TemplatesPartiallyReady", "NoHostsOnline", "ProxmoxUnreachable", "DownloadFailed",
     "CreateFailed", "TemplateConversionFailed", "RegionNotConfigured"};

@@ -28,7 +28,7 @@
 #include "actors/readiness.hpp"
 #include "actors/region/region_actor.hpp"
 #include "actors/region/region_settings_from.hpp"
-#include "actors/template_manager/template_manager.hpp"
+#include "actors/template_builder/template_builder.hpp"
 #include "actors/termination/termination_actor.hpp"
 #include "config/secret_namespaces.hpp"
 #include "observability/logging.hpp"
@@ -140,7 +140,7 @@ void start_writers(self_ptr self) {
   readers.push_back(untyped(disruption::spawn_disruption(sys, ctx, disruption_options_from(ctx))));
   readers.push_back(untyped(kproximate_gauges::spawn_kproximate_gauges(sys, ctx)));
   readers.push_back(untyped(fleet_gauges::spawn_fleet_gauges(sys, ctx)));
-  readers.push_back(untyped(template_manager::spawn_template_manager(sys, ctx, st.in.proxmox)));
+  readers.push_back(untyped(template_builder::spawn_template_builder(sys, ctx)));
   for (auto& r : readers) {
     subscribe(self, r);
     st.children->writers.push_back(r);

@@ -1,12 +1,12 @@
 // Pure planning of managed templates: what one host needs next for a ProxmoxTemplate, the mark
 // that finds our VMs after a restart, spec validation and the status the outcome implies.
-#include "actors/template_manager/template_plan.hpp"
+#include "actors/template_builder/template_plan.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-namespace kp::actors::template_manager {
+namespace kp::actors::template_builder {
 namespace {
 
 constexpr const char* url = "https://images.example.com/noble-server-cloudimg-amd64.img";
@@ -399,4 +399,4 @@ TEST(TemplateStatus, ARefusedSpecSaysWhyInBothConditions) {
 }
 
 }  // namespace
-}  // namespace kp::actors::template_manager
+}  // namespace kp::actors::template_builder

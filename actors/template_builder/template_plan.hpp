@@ -26,7 +26,7 @@
 #include "protocol/kube/proxmox_v1alpha1.hpp"
 #include "protocol/proxmox/api_types.hpp"
 
-namespace kp::actors::template_manager {
+namespace kp::actors::template_builder {
 
 // --- the mark ------------------------------------------------------------------------------------
 
@@ -153,4 +153,4 @@ bool same_status(const kube::proxmox_template_status& a, const kube::proxmox_tem
 bool contains_content(const std::string& content_list, const std::string& content);
 using ownership::fnv1a64;
 
-}  // namespace kp::actors::template_manager
+}  // namespace kp::actors::template_builder

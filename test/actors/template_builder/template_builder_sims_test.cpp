@@ -1,9 +1,12 @@
-// The managed template actor against real kube-sim and pve-sim processes, on CAF's normal
-// scheduler: a ProxmoxTemplate becomes a template VM on every host with status Ready and its
-// zones (and a restarted actor finds them again); a wrong checksum gives ImageReady=False naming
-// the download error and no VM; an unreachable import storage and a refused spec each give a
-// condition and no VM; a changed image builds new templates, retires the old ones, and destroys
-// a retired one only once the linked clone using it is gone; a deleted template's VMs go.
+// The managed template actor, through a region actor, against real kube-sim and pve-sim
+// processes, on CAF's normal scheduler: a ProxmoxTemplate becomes a template VM on every host with
+// status Ready and its zones (and a restarted actor finds them again); a wrong checksum gives
+// ImageReady=False naming the download error and no VM; an unreachable import storage and a refused
+// spec each give a condition and no VM; a changed image builds new templates, retires the old ones,
+// and destroys a retired one only once the linked clone using it is gone; a deleted template's VMs
+// go; no VMID comes from a nextid of the builder's own; a throw while handling one template is
+// counted in karpenter_proxmox_actor_failures_total{actor="template_builder"} and the others build
+// on.
 //
 // pve-sim's download-url fetches nothing: the file's content is "pve-sim image <url>\n", so the
 // test declares that text's sha256 as the checksum (docs/pve-sim.md). The test thread plays
@@ -12,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
 
+#include <atomic>
 #include <boost/json.hpp>
 #include <chrono>
 #include <cstdlib>
@@ -22,15 +26,21 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <caf/all.hpp>
 
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/registry.h>
+
 #include "actors/controller_context.hpp"
-#include "actors/template_manager/template_manager.hpp"
-#include "actors/template_manager/template_plan.hpp"
+#include "actors/region/region_actor.hpp"
+#include "actors/template_builder/template_builder.hpp"
+#include "actors/template_builder/template_plan.hpp"
 #include "protocol/kube/client.hpp"
 #include "protocol/kube/client_config.hpp"
 #include "protocol/proxmox/client.hpp"
@@ -146,7 +156,7 @@ event_recorder_actor::behavior_type collector(event_recorder_actor::pointer,
   }};
 }
 
-class TemplateManagerSims : public ::testing::Test {
+class TemplateBuilderSims : public ::testing::Test {
  protected:
   void SetUp() override {
     const char* bin = std::getenv("KP_BIN_DIR");
@@ -191,13 +201,32 @@ class TemplateManagerSims : public ::testing::Test {
     ctx_.settings.proxmox_task_poll_interval = 50ms;
     ctx_.settings.proxmox_download_timeout = 30s;
     ctx_.settings.proxmox_template_timeout = 30s;
-    manager_ = spawn_template_manager(*system_, ctx_, {{region_name, pve_client_}});
+    ctx_.metrics = std::make_shared<obs::karpenter_metrics>(registry_);
+    // The one door to Proxmox: the builder asks the region actor, which owns the client.
+    region::region_settings rs;
+    rs.region = region_name;
+    rs.cluster_name = "test-cluster";
+    rs.refresh_interval = 30s;
+    rs.clone_wait.initial_interval = 20ms;
+    rs.clone_wait.max_interval = 200ms;
+    rs.clone_wait.timeout = 30s;
+    rs.start_wait = rs.download_wait = rs.template_wait = rs.clone_wait;
+    region_ = region::spawn_region_actor(*system_, pve_client_, rs);
+    caf::anon_send(region_, claimed_vmids{});  // no NodeClaims in this test
+    ctx_.regions = {{region_name, region_}};
+    builder_ = spawn_template_builder(*system_, ctx_);
+  }
+
+  double actor_failures() {
+    return ctx_.metrics->actor_failures.Add({{"actor", "template_builder"}}).Value();
   }
 
   void TearDown() override {
-    if (manager_) caf::anon_send_exit(manager_, caf::exit_reason::user_shutdown);
+    if (builder_) caf::anon_send_exit(builder_, caf::exit_reason::user_shutdown);
+    if (region_) caf::anon_send_exit(region_, caf::exit_reason::user_shutdown);
     if (ctx_.events) caf::anon_send_exit(ctx_.events, caf::exit_reason::user_shutdown);
-    manager_ = nullptr;
+    builder_ = nullptr;
+    region_ = nullptr;
     ctx_ = controller_context{};
     if (system_) system_->await_all_actors_done();
     if (pve_client_) pve_client_->close();
@@ -244,7 +273,7 @@ class TemplateManagerSims : public ::testing::Test {
         last = *t;
         if (done(*t)) return last;
       }
-      caf::anon_send(manager_, s);
+      caf::anon_send(builder_, s);
       // Polling interval of the stand-in for cluster_state (it publishes on change, we poll).
       std::this_thread::sleep_for(150ms);
     }
@@ -265,7 +294,7 @@ class TemplateManagerSims : public ::testing::Test {
     auto deadline = std::chrono::steady_clock::now() + limit;
     while (std::chrono::steady_clock::now() < deadline) {
       if (done()) return true;
-      caf::anon_send(manager_, take_snapshot());
+      caf::anon_send(builder_, take_snapshot());
       std::this_thread::sleep_for(150ms);
     }
     return false;
@@ -330,7 +359,9 @@ class TemplateManagerSims : public ::testing::Test {
   caf::actor_system_config caf_config_;
   std::unique_ptr<caf::actor_system> system_;
   controller_context ctx_;
-  snapshot_listener manager_;
+  prometheus::Registry registry_;
+  region_actor region_;
+  snapshot_listener builder_;
   std::uint64_t generation_ = 0;
   std::shared_ptr<event_box> events_;
 };
@@ -339,7 +370,7 @@ bool ready_on_three_hosts(const kube::proxmox_template& t) {
   return condition_is(t, "Ready", "True", "TemplatesReady") && t.status.zones.size() == 3;
 }
 
-TEST_F(TemplateManagerSims, ATemplateBecomesATemplateVmOnEveryHostAndIsReady) {
+TEST_F(TemplateBuilderSims, ATemplateBecomesATemplateVmOnEveryHostAndIsReady) {
   kubectl({"apply", "-f", "-"}, template_yaml("ubuntu", url_v1, sim_checksum(url_v1)));
   auto t = drive("ubuntu", ready_on_three_hosts);
   ASSERT_TRUE(t);
@@ -356,7 +387,7 @@ TEST_F(TemplateManagerSims, ATemplateBecomesATemplateVmOnEveryHostAndIsReady) {
     auto cfg =
         await<proxmox::vm_config>([&](auto done) { pve_client_->vm_config(v.node, v.vmid, done); });
     ASSERT_TRUE(cfg.ok()) << cfg.error().message;
-    auto mark = template_manager::parse_template_mark(cfg->description.value_or(""));
+    auto mark = template_builder::parse_template_mark(cfg->description.value_or(""));
     ASSERT_TRUE(mark);
     EXPECT_EQ(mark->cluster, "test-cluster");
     EXPECT_EQ(mark->template_name, "ubuntu");
@@ -378,15 +409,37 @@ TEST_F(TemplateManagerSims, ATemplateBecomesATemplateVmOnEveryHostAndIsReady) {
   EXPECT_EQ(requests("POST", "/nodes/{node}/storage/{storage}/download-url"), 3);
 
   // A restarted controller finds them too (by the mark in their descriptions).
-  caf::anon_send_exit(manager_, caf::exit_reason::user_shutdown);
-  manager_ = spawn_template_manager(*system_, ctx_, {{region_name, pve_client_}});
+  caf::anon_send_exit(builder_, caf::exit_reason::user_shutdown);
+  builder_ = spawn_template_builder(*system_, ctx_);
   wait_for_passes("ubuntu", 2);
   EXPECT_EQ(vms_named("ubuntu").size(), 3u);
   EXPECT_EQ(requests("POST", "/nodes/{node}/qemu"), 3);
   EXPECT_EQ(requests("POST", "/nodes/{node}/qemu/{vmid}/template"), 3);
+  // VMIDs come from the region's allocator, never from a nextid of the builder's own.
+  EXPECT_EQ(requests("GET", "/cluster/nextid"), 0);
 }
 
-TEST_F(TemplateManagerSims, TheTemplateVmsOfADeletedTemplateAreDestroyed) {
+TEST_F(TemplateBuilderSims, AThrowWhileHandlingOneTemplateIsCountedAndLeavesTheOthersBuilding) {
+  // The clock throws the first time it is read: while the first template's status is computed.
+  caf::anon_send_exit(builder_, caf::exit_reason::user_shutdown);
+  auto reads = std::make_shared<std::atomic<int>>(0);
+  auto ctx = ctx_;
+  ctx.wall_clock_ms = [reads]() -> std::int64_t {
+    if (reads->fetch_add(1) == 0) throw std::runtime_error("clock failure injected by the test");
+    return 1'700'000'000'000;
+  };
+  kubectl({"apply", "-f", "-"}, template_yaml("a-first", url_v1, sim_checksum(url_v1)) + "---\n" +
+                                    template_yaml("b-second", url_v1, sim_checksum(url_v1)));
+  builder_ = spawn_template_builder(*system_, ctx);
+  ASSERT_TRUE(drive("b-second", ready_on_three_hosts));
+  // The actor lives on and the template whose handling threw is built as well.
+  ASSERT_TRUE(drive("a-first", ready_on_three_hosts));
+  EXPECT_EQ(actor_failures(), 1.0);
+  EXPECT_EQ(vms_named("a-first").size(), 3u);
+  EXPECT_EQ(vms_named("b-second").size(), 3u);
+}
+
+TEST_F(TemplateBuilderSims, TheTemplateVmsOfADeletedTemplateAreDestroyed) {
   kubectl({"apply", "-f", "-"}, template_yaml("ubuntu", url_v1, sim_checksum(url_v1)));
   ASSERT_TRUE(drive("ubuntu", ready_on_three_hosts));
   auto built = vms_named("ubuntu");
@@ -402,7 +455,7 @@ TEST_F(TemplateManagerSims, TheTemplateVmsOfADeletedTemplateAreDestroyed) {
   EXPECT_EQ(vms_named("k8s-template").size(), 3u);
 }
 
-TEST_F(TemplateManagerSims, AWrongChecksumGivesAClearConditionAndNoVm) {
+TEST_F(TemplateBuilderSims, AWrongChecksumGivesAClearConditionAndNoVm) {
   kubectl({"apply", "-f", "-"}, template_yaml("broken", url_v1, std::string(64, 'a')));
   auto t = drive("broken", [](const kube::proxmox_template& t) {
     return condition_is(t, "ImageReady", "False", "DownloadFailed");
@@ -417,7 +470,7 @@ TEST_F(TemplateManagerSims, AWrongChecksumGivesAClearConditionAndNoVm) {
   EXPECT_TRUE(events_->has("broken", "DownloadFailed"));
 }
 
-TEST_F(TemplateManagerSims, AnUnreachableImportStorageGivesAClearConditionAndNoVm) {
+TEST_F(TemplateBuilderSims, AnUnreachableImportStorageGivesAClearConditionAndNoVm) {
   auto r = kp::sim::kube::testing::run_command(
       {curl_, "-sS", "-X", "PUT", "--cacert", ca_file_, "-H", "Content-Type: application/json",
        "--data", R"({"unreachable_storages": [{"node": "*", "storage": "local"}]})",
@@ -437,7 +490,7 @@ TEST_F(TemplateManagerSims, AnUnreachableImportStorageGivesAClearConditionAndNoV
   EXPECT_TRUE(vms_named("ubuntu").empty());
 }
 
-TEST_F(TemplateManagerSims, ARefusedSpecGivesAConditionAndAnEventAndNoVm) {
+TEST_F(TemplateBuilderSims, ARefusedSpecGivesAConditionAndAnEventAndNoVm) {
   kubectl({"apply", "-f", "-"},
           template_yaml("packed", url_v1, sim_checksum(url_v1), "noble.img.xz"));
   auto t = drive("packed", [](const kube::proxmox_template& t) {
@@ -451,7 +504,7 @@ TEST_F(TemplateManagerSims, ARefusedSpecGivesAConditionAndAnEventAndNoVm) {
   EXPECT_EQ(requests("POST", "/nodes/{node}/storage/{storage}/download-url"), 0);
 }
 
-TEST_F(TemplateManagerSims, AChangedImageBuildsNewTemplatesAndRetiresTheOldOnes) {
+TEST_F(TemplateBuilderSims, AChangedImageBuildsNewTemplatesAndRetiresTheOldOnes) {
   kubectl({"apply", "-f", "-"}, template_yaml("ubuntu", url_v1, sim_checksum(url_v1)));
   auto v1 = drive("ubuntu", ready_on_three_hosts);
   ASSERT_TRUE(v1);

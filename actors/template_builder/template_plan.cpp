@@ -1,4 +1,4 @@
-#include "actors/template_manager/template_plan.hpp"
+#include "actors/template_builder/template_plan.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-namespace kp::actors::template_manager {
+namespace kp::actors::template_builder {
 namespace {
 
 constexpr const char* retired_tag = "karpenter-retired";
@@ -577,4 +577,4 @@ bool same_status(const kube::proxmox_template_status& a, const kube::proxmox_tem
   return true;
 }
 
-}  // namespace kp::actors::template_manager
+}  // namespace kp::actors::template_builder
