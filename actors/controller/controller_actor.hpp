@@ -20,7 +20,7 @@
 #include "core/topology/node_settings.hpp"
 #include "observability/karpenter_metrics.hpp"
 #include "protocol/kube/client.hpp"
-#include "protocol/proxmox/client.hpp"
+#include "protocol/proxmox/api.hpp"
 
 namespace kp::actors {
 
@@ -33,7 +33,8 @@ struct controller_inputs {
   // keeps them apart too). Null: `kube` serves.
   std::shared_ptr<kube::client> events_kube;
   std::shared_ptr<kube::client> lease_kube;
-  std::map<std::string, std::shared_ptr<proxmox::client>> proxmox;  // by region
+  // By region: each goes to that region's actor, the one door to Proxmox (cmd builds them).
+  std::map<std::string, std::shared_ptr<proxmox::api>> proxmox;
   std::shared_ptr<obs::karpenter_metrics> metrics;
   topology::node_settings_file node_settings;  // NODE_SETTING_FILE, loaded once at start
   // Instance types for every NodePool (config::load_instance_types: INSTANCE_TYPES_FILE or the

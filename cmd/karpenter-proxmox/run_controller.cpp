@@ -287,8 +287,10 @@ int run_controller(const config::settings& settings) {
   inputs.kube = *kube_client;
   inputs.metrics = karpenter;
   inputs.identity = replica_identity();
+  std::vector<std::shared_ptr<proxmox::client>> proxmox_clients;  // closed at shutdown
   for (const auto& c : clusters->clusters) {
-    inputs.proxmox[c.region] = proxmox_client(io->context(), settings, c, karpenter);
+    proxmox_clients.push_back(proxmox_client(io->context(), settings, c, karpenter));
+    inputs.proxmox[c.region] = proxmox_clients.back();
   }
 
   // One HTTP client per endpoint: TLS trust differs per Proxmox cluster and for Kubernetes.
@@ -326,7 +328,7 @@ int run_controller(const config::settings& settings) {
     (*metrics_server)->stop();
     (*health_server)->stop();
     for (auto& client : clients) client->close();
-    for (auto& [region, client] : inputs.proxmox) client->close();
+    for (auto& client : proxmox_clients) client->close();
     io->stop();
     system.registry().erase(protocol::readiness_atom::value);
   }  // ~actor_system waits for the (already stopped) actors
