@@ -208,9 +208,12 @@ void refresh(self_ptr self) {
   // Whoever asked for a listing made after their request gets this one.
   for (auto& f : st.after_next_refresh) st.after_refresh.push_back(std::move(f));
   st.after_next_refresh.clear();
+  // What our own steps record after this point (a created, converted or deleted VM) is newer
+  // than the listing, which may have been taken before the step ended.
+  const std::uint64_t listed_at = st.epoch;
   st.api->cluster_resources(
       std::nullopt, bounce<std::vector<proxmox::cluster_resource>>(
-                        self, [self](result<std::vector<proxmox::cluster_resource>> r) {
+                        self, [self, listed_at](result<std::vector<proxmox::cluster_resource>> r) {
                           auto& st = self->state;
                           if (!r) {
                             finish_refresh(self, "cluster resources: " + r.error().code + ": " +
@@ -239,6 +242,10 @@ void refresh(self_ptr self) {
                                 h->second.iso_storages.push_back(res.storage);
                               }
                             } else if (res.type == "qemu" || res.type == "lxc") {
+                              if (auto f = st.forgotten.find(res.vmid);
+                                  f != st.forgotten.end() && f->second > listed_at) {
+                                continue;  // deleted by us after this listing was asked for
+                              }
                               vm_record vm;
                               vm.vmid = res.vmid;
                               vm.node = res.node;
@@ -258,9 +265,22 @@ void refresh(self_ptr self) {
                                 vm.config_error = old->second.config_error;
                                 vm.synthetic = old->second.synthetic;
                                 vm.epoch = old->second.epoch;
+                                // A conversion of ours the listing predates (it is one-way).
+                                if (old->second.epoch > listed_at && old->second.is_template) {
+                                  vm.is_template = true;
+                                }
                               }
                               vms[res.vmid] = std::move(vm);
                             }
+                          }
+                          // VMs our steps created after this listing was asked for.
+                          for (auto& [id, old] : st.vms) {
+                            if (old.epoch > listed_at && vms.count(id) == 0) {
+                              vms[id] = std::move(old);
+                            }
+                          }
+                          for (auto f = st.forgotten.begin(); f != st.forgotten.end();) {
+                            f = f->second <= listed_at ? st.forgotten.erase(f) : std::next(f);
                           }
                           st.hosts = std::move(hosts);
                           st.vms = std::move(vms);

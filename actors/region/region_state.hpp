@@ -133,6 +133,9 @@ struct region_state {
   std::uint64_t timer_generation = 0;
   std::uint64_t refreshes = 0;  // successful ones, for the leftover ISO sweep
   std::uint64_t epoch = 0;
+  // VMs a step of ours deleted, by the epoch of the delete: a listing requested before that
+  // still shows them and must not bring them back.
+  std::map<std::uint32_t, std::uint64_t> forgotten;
   std::size_t peak_in_flight = 0;
   // VMIDs NodeClaims name: nothing is allocated before they are known; a new sender (a new
   // leader's fleet) makes the next allocation list Proxmox first.

@@ -90,6 +90,36 @@ std::function<void(status)> step_done(self_ptr self, step_promise rp, std::uint3
   };
 }
 
+// A template VM a step of ours created or converted, recorded as the task succeeds: the next
+// step and the next observation see it even when the listing under way predates it (and the
+// allocator never hands its VMID out again).
+void record_template_vm(region_state& st, std::uint32_t vmid, const std::string& node,
+                        const std::string& name, const std::string& description, bool is_template) {
+  auto& vm = st.vms[vmid];
+  vm.vmid = vmid;
+  vm.node = node;
+  if (!name.empty()) vm.name = name;
+  vm.status = "stopped";
+  vm.is_template = is_template || vm.is_template;
+  proxmox::vm_config c = vm.config.value_or(proxmox::vm_config{});
+  if (!name.empty()) c.name = name;
+  if (!description.empty()) c.description = description;
+  c.is_template = vm.is_template;
+  vm.config = std::move(c);
+  vm.config_error.clear();
+  vm.synthetic = true;  // the next refresh reads the real config
+  vm.epoch = ++st.epoch;
+  st.ids.mark_taken(vmid);
+}
+
+std::string config_value(const std::vector<std::pair<std::string, std::string>>& config,
+                         std::string_view key) {
+  for (const auto& [k, v] : config) {
+    if (k == key) return v;
+  }
+  return {};
+}
+
 // --- observation -----------------------------------------------------------------------------
 
 struct observation_pass {
@@ -246,7 +276,13 @@ void create_with_vmid(self_ptr self, template_create_request req, step_promise r
         }
         // Started: the id is taken from now on, whatever the task's outcome.
         st.ids.release(id, true);
-        wait_task(self, *r, st.cfg.clone_wait, step_done(self, rp, id));
+        wait_task(self, *r, st.cfg.clone_wait, [self, req, rp, id](status s) {
+          if (s) {
+            record_template_vm(self->state, id, req.host, config_value(req.config, "name"),
+                               config_value(req.config, "description"), false);
+          }
+          step_done(self, rp, id)(s);
+        });
       }));
 }
 
@@ -277,7 +313,13 @@ void clone_with_vmid(self_ptr self, template_clone_request req, step_promise rp,
           return reply_step(self, rp, step_error(proxmox_error(r.error())), false);
         }
         st.ids.release(id, true);
-        wait_task(self, *r, st.cfg.clone_wait, step_done(self, rp, id));
+        wait_task(self, *r, st.cfg.clone_wait, [self, req, rp, id](status s) {
+          if (s) {
+            record_template_vm(self->state, id, req.target.empty() ? req.host : req.target,
+                               req.name, req.description, false);
+          }
+          step_done(self, rp, id)(s);
+        });
       }));
 }
 
@@ -354,10 +396,15 @@ void handle_template_convert(self_ptr self, template_convert_request req, step_p
       self, "template_convert", req.vmid, req.template_name, rp,
       [self](vm_check c, step_promise rp) {
         self->state.api->convert_to_template(
-            c.node, c.vmid,
-            bounce<proxmox::upid>(self, [self, rp, vmid = c.vmid](result<proxmox::upid> r) {
-              wait_started_task(self, std::move(r), self->state.cfg.template_wait,
-                                step_done(self, rp, vmid));
+            c.node, c.vmid, bounce<proxmox::upid>(self, [self, rp, c](result<proxmox::upid> r) {
+              wait_started_task(
+                  self, std::move(r), self->state.cfg.template_wait, [self, rp, c](status s) {
+                    if (s) {
+                      record_template_vm(self->state, c.vmid, c.node, c.config.name.value_or(""),
+                                         c.config.description.value_or(""), true);
+                    }
+                    step_done(self, rp, c.vmid)(s);
+                  });
             }));
       });
 }

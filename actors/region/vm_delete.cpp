@@ -176,6 +176,7 @@ void destroy_vm(self_ptr self, std::string node, std::uint32_t vmid, std::string
 void forget_vm(self_ptr self, std::uint32_t vmid, const std::string& node) {
   auto& st = self->state;
   st.vms.erase(vmid);
+  st.forgotten[vmid] = ++st.epoch;
   st.reserved.erase(vmid);
   st.ids.deleted(vmid, vmid_allocator::clock::now());
   if (auto* h = placement_host(st, node)) h->remove(static_cast<int>(vmid));

@@ -463,7 +463,6 @@ result<std::vector<vm_entry>> lab_world::vms(bool new_only) {
     if (auto* n = o.if_contains("node"); n && n->is_string()) e.node = n->as_string();
     if (auto* n = o.if_contains("status"); n && n->is_string()) e.status = n->as_string();
     if (auto* t = o.if_contains("template"); t && t->is_int64()) e.templated = t->as_int64() != 0;
-    if (e.templated) continue;
     if (new_only && initial_vmids_.count(e.vmid) != 0) continue;
     out.push_back(e);
   }

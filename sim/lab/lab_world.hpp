@@ -109,7 +109,8 @@ class lab_world {
   // Lists (items of a collection path), or an error.
   result<boost::json::array> list(const std::string& path);
 
-  // VMs in pve-sim, templates excluded; `new_only` drops those present when the world started.
+  // VMs in pve-sim, template VMs included (`templated`); `new_only` drops those present when
+  // the world started.
   result<std::vector<vm_entry>> vms(bool new_only = true);
   // pve-sim's fault plan (YAML or JSON); an empty text clears it.
   status set_faults(const std::string& plan);

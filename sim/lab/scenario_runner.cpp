@@ -73,6 +73,7 @@ std::vector<host_placement> read_placement(lab_world& world) {
   }
   if (auto vms = world.vms(true)) {
     for (const auto& vm : *vms) {
+      if (vm.templated) continue;  // node VMs only
       auto& p = by_host[vm.node];
       p.host = vm.node;
       ++p.vms;

@@ -137,6 +137,7 @@ result<world_observation> observe(lab_world& world) {
   auto vms = world.vms(true);
   if (!vms) return vms.error();
   for (const auto& vm : *vms) {
+    if (vm.templated) continue;  // node VMs only
     ++o.vms;
     ++o.vms_per_host[vm.node];
     o.vmids.insert(vm.vmid);
