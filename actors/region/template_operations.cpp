@@ -277,7 +277,12 @@ void clone_with_vmid(self_ptr self, template_clone_request req, step_promise rp,
           return reply_step(self, rp, step_error(proxmox_error(r.error())), false);
         }
         st.ids.release(id, true);
-        wait_task(self, *r, st.cfg.clone_wait, step_done(self, rp, id));
+        st.cloning.insert(id);
+        wait_task(self, *r, st.cfg.clone_wait,
+                  [self, id, done = step_done(self, rp, id)](status s) {
+                    self->state.cloning.erase(id);
+                    done(s);
+                  });
       }));
 }
 
