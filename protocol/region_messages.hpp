@@ -96,6 +96,11 @@ struct launch_request {
   // `bash -c <command>` and polls exec-status until it exits 0. The command holds the bootstrap
   // token: it is never logged nor put in an error.
   caf::optional<cloudinit::join_plan> agent_join;
+  // The NodeClaim's creationTimestamp (Unix ms); 0 when unknown. A NodeClaim created before the
+  // region actor started may have a clone of an earlier controller still running (a VM with
+  // only `lock: clone`, no name, no mark yet): its launch waits for such clones to finish
+  // before it places a new VM. One created after the region started never waits.
+  std::int64_t created_unix_ms = 0;
 };
 
 template <class Inspector>
@@ -104,7 +109,7 @@ typename Inspector::result_type inspect(Inspector& f, launch_request& x) {
            x.vcpus, x.memory_mib, x.disk_gib, x.zones, x.excluded_zones, x.template_name,
            x.strategy, x.min_free_cpu, x.min_free_memory_mib, x.static_cpu_policy, x.tags,
            x.security_groups, x.resource_pool, x.ssh_keys, x.expected_vmid, x.cloud_init,
-           x.agent_join);
+           x.agent_join, x.created_unix_ms);
 }
 
 struct launch_reply {

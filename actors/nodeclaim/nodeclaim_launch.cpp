@@ -339,6 +339,9 @@ void launch(self_ptr self, const kube::node_claim& claim) {
               req.zones = zones.allowed;
               req.excluded_zones = zones.excluded;
               req.template_name = template_name;
+              // An earlier controller may have a clone for this claim still running.
+              req.created_unix_ms =
+                  kube::parse_rfc3339_ms(claim.metadata.creation_timestamp).value_or(0);
               // The VM the claim names already (the Go provider's, or ours before a restart):
               // the region adopts or resumes it instead of making another.
               if (auto named = parse_provider_id(claim.status.provider_id);

@@ -150,7 +150,14 @@ void fetch_details(self_ptr self) {
                   }));
   }
   for (auto& [id, vm] : st.vms) {
-    if (vm.is_container || (vm.config && !vm.synthetic && vm.config_error.empty())) continue;
+    // A config read while Proxmox still clones or creates the VM is read again until the task
+    // wrote the real one (name and mark).
+    bool in_creation = vm.config && vm.config->lock &&
+                       (*vm.config->lock == "clone" || *vm.config->lock == "create");
+    if (vm.is_container ||
+        (vm.config && !vm.synthetic && vm.config_error.empty() && !in_creation)) {
+      continue;
+    }
     auto host = st.hosts.find(vm.node);
     // `unknown` on an online host is a new VM Proxmox has no status data for yet: readable.
     if (host == st.hosts.end() || !host->second.online()) {
@@ -396,6 +403,16 @@ owned_vm_listing list_owned(const region_state& st) {
       u.reason = !vm.config_error.empty() ? vm.config_error
                  : !host_online           ? "host " + vm.node + " is not online"
                                           : "its config was not read yet";
+      out.unknown.push_back(std::move(u));
+      continue;
+    }
+    if (is_unmarked_clone(vm)) {
+      // Another incarnation's clone, maybe ours: its name and mark come when it finishes.
+      unknown_vm u;
+      u.vmid = id;
+      u.zone = vm.node;
+      u.provider_id = provider_id(st, id);
+      u.reason = "Proxmox is still cloning it (lock: clone): no name or mark yet";
       out.unknown.push_back(std::move(u));
       continue;
     }

@@ -114,8 +114,11 @@ void clone_vm(self_ptr self, std::shared_ptr<launch_op> op) {
                        return fail_launch(self, op, proxmox_error(r.error()));
                      }
                      op->cloned = true;
-                     wait_task(self, *r, st.cfg.clone_wait,
-                               then(self, op, [self, op] { step_upload(self, op); }));
+                     st.cloning.insert(op->vmid);
+                     wait_task(self, *r, st.cfg.clone_wait, [self, op](status s) {
+                       self->state.cloning.erase(op->vmid);
+                       then(self, op, [self, op] { step_upload(self, op); })(s);
+                     });
                    }));
 }
 
@@ -413,6 +416,40 @@ void resume(self_ptr self, std::shared_ptr<launch_op> op, std::uint32_t vmid, in
   });
 }
 
+// A VM Proxmox is cloning with no name or mark yet that this actor did not start: an earlier
+// incarnation's clone for this NodeClaim, maybe. Only a NodeClaim created before this actor
+// started can have one (0: its creation time is unknown, so it may).
+std::optional<std::uint32_t> unknown_clone(const region_state& st, const launch_op& op) {
+  if (op.req.created_unix_ms != 0 && op.req.created_unix_ms >= st.started_unix_ms) return {};
+  for (const auto& [id, vm] : st.vms) {
+    if (is_unmarked_clone(vm) && !st.cloning.count(id) && !st.reserved.count(id)) return id;
+  }
+  return {};
+}
+
+// Polls at the clone wait's interval, on a fresh listing each time, until the clone finished
+// (then its mark shows whose it is and begin_launch adopts or places) or the clone wait's
+// timeout passed: then the launch fails and places nothing (the caller tries again).
+void wait_for_unknown_clone(self_ptr self, std::shared_ptr<launch_op> op, std::uint32_t vmid) {
+  auto& st = self->state;
+  auto interval = std::max(st.cfg.clone_wait.max_interval, std::chrono::milliseconds(1));
+  auto limit = std::max<std::int64_t>(1, st.cfg.clone_wait.timeout.count() / interval.count());
+  if (op->unknown_clone_waits >= limit) {
+    return fail_launch(self, op,
+                       {"proxmox", "VM " + std::to_string(vmid) +
+                                       " is still being cloned with no name or mark: it may be "
+                                       "this NodeClaim's from before a restart; not placing "
+                                       "another VM until its clone finishes"});
+  }
+  if (op->unknown_clone_waits == 0) {
+    st.log.info("waiting for a clone that may be this NodeClaim's from before a restart",
+                {{"nodeclaim", op->req.nodeclaim}, {"vmid", std::to_string(vmid)}});
+  }
+  ++op->unknown_clone_waits;
+  after(self, interval,
+        [self, op] { with_fresh_inventory(self, [self, op] { begin_launch(self, op); }); });
+}
+
 // Holds one credit from here to finish_launch.
 void begin_launch(self_ptr self, std::shared_ptr<launch_op> op) {
   auto& st = self->state;
@@ -444,6 +481,7 @@ void begin_launch(self_ptr self, std::shared_ptr<launch_op> op) {
         return finish_launch(self, op, adopted_reply(st, *op, *vm.config));
       }
     }
+    if (auto cloning = unknown_clone(st, *op)) return wait_for_unknown_clone(self, op, *cloning);
   }
   op->resumed = false;
   op->vmid = 0;

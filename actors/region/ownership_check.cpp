@@ -13,6 +13,15 @@ using namespace kp::protocol;
 
 namespace {
 
+// Proxmox still clones into it: the temporary config holds only `lock: clone`, so whose it is
+// shows once the clone finishes. Unknown, never foreign.
+bool still_cloning(vm_check& c) {
+  if (c.config.lock.value_or("") != "clone" || !c.config.name.value_or("").empty()) return false;
+  c.what = verdict::unknown;
+  c.why = "Proxmox is still cloning VM " + std::to_string(c.vmid) + " (lock: clone): no mark yet";
+  return true;
+}
+
 vm_check judge_vm(const region_state& st, vm_check c, const expected_owner& owner) {
   const auto& description = c.config.description.value_or("");
   if (auto mark = ownership::parse_ownership_mark(description)) {
@@ -29,6 +38,7 @@ vm_check judge_vm(const region_state& st, vm_check c, const expected_owner& owne
     c.what = verdict::adopted;
     return c;
   }
+  if (still_cloning(c)) return c;
   c.what = verdict::foreign;
   c.why = "it carries no mark of this cluster (name " + c.config.name.value_or("<none>") + ")";
   return c;
@@ -40,6 +50,7 @@ vm_check judge_template(const region_state& st, vm_check c, const std::string& t
     c.what = verdict::ours;
     return c;
   }
+  if (!mark && still_cloning(c)) return c;
   c.what = verdict::foreign;
   c.why = mark ? "its template mark names cluster " + mark->cluster + ", template " +
                      mark->template_name

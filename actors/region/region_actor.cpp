@@ -63,6 +63,14 @@ std::optional<ownership::ownership_mark> mark_of(const vm_record& vm) {
   return ownership::parse_ownership_mark(*vm.config->description);
 }
 
+bool is_unmarked_clone(const vm_record& vm) {
+  if (vm.is_template || vm.is_container || mark_of(vm)) return false;
+  bool cloning = vm.lock == "clone" || (vm.config && vm.config->lock == "clone");
+  // /cluster/resources names an unnamed VM "VM <vmid>": only the config's name counts.
+  bool named = vm.config && vm.config->name && !vm.config->name->empty();
+  return cloning && !named;
+}
+
 bool is_gone(const kp::error& e) {
   return e.code == "not_found";
 }
@@ -214,6 +222,9 @@ impl_actor::behavior_type region_behavior(self_ptr self, std::shared_ptr<proxmox
       std::make_unique<credit_windows>(cfg.max_in_flight, "region/" + cfg.region, cfg.metrics);
   st.window = &st.windows->to("proxmox");
   st.cfg = std::move(cfg);
+  st.started_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
   setup_metrics(st);
   refresh(self);
   return guarded_behavior<impl_actor::behavior_type>(

@@ -86,6 +86,7 @@ struct launch_op {
   bool resumed = false;  // the VM existed before this launch
   std::string resumed_at;
   int clone_attempts = 0;
+  int unknown_clone_waits = 0;  // polls while an unknown clone (maybe ours) runs
   // What the config call derives the VM's NICs and address from: the template's config for a
   // new VM, the VM's own (still the template's) when a launch resumes before its config call.
   std::optional<proxmox::vm_config> base_config;
@@ -122,6 +123,12 @@ struct region_state {
   credit_window* window = nullptr;
   placement::placement_cursor cursor;
   std::map<std::string, std::shared_ptr<launch_op>> launching;  // by NodeClaim name
+  // VMIDs whose clone this actor started and still waits for (launches and template VMs): a
+  // VM with `lock: clone` and no mark that is not here is another incarnation's, maybe ours.
+  std::set<std::uint32_t> cloning;
+  // When this actor started (Unix ms, wall clock as NodeClaim timestamps are): only launches
+  // of NodeClaims created before it may have an earlier incarnation's clone to wait for.
+  std::int64_t started_unix_ms = 0;
   // Inventory refreshes: one at a time; waiters of the running one, and waiters that need one
   // started after they asked (fresh listings).
   bool refreshed = false;
@@ -181,6 +188,9 @@ void wait_started_task(self_ptr self, result<proxmox::upid> task, proxmox::task_
 protocol::region_error proxmox_error(const kp::error& e);
 std::string provider_id(const region_state& st, std::uint32_t vmid);
 std::optional<ownership::ownership_mark> mark_of(const vm_record& vm);
+// A VM Proxmox is still cloning (`lock: clone`) that carries no name and no mark yet: whose it
+// is stays unknown until the clone finishes.
+bool is_unmarked_clone(const vm_record& vm);
 bool is_gone(const kp::error& e);  // Proxmox says the VM (or file) does not exist
 void note_in_flight(region_state& st);
 

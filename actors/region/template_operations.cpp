@@ -313,7 +313,9 @@ void clone_with_vmid(self_ptr self, template_clone_request req, step_promise rp,
           return reply_step(self, rp, step_error(proxmox_error(r.error())), false);
         }
         st.ids.release(id, true);
+        st.cloning.insert(id);
         wait_task(self, *r, st.cfg.clone_wait, [self, req, rp, id](status s) {
+          self->state.cloning.erase(id);
           if (s) {
             record_template_vm(self->state, id, req.target.empty() ? req.host : req.target,
                                req.name, req.description, false);

@@ -276,7 +276,7 @@ result<smbios1> parse_smbios1(std::string_view text) {
     }
     if (key == "base64") continue;
     auto field = std::find_if(std::begin(smbios_text_fields), std::end(smbios_text_fields),
-                              [&](const smbios_field& f) { return f.key == key; });
+                              [&name = key](const smbios_field& f) { return f.key == name; });
     if (field == std::end(smbios_text_fields)) {
       return bad("smbios1", text, "unknown key '" + key + "'");
     }
