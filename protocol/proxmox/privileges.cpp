@@ -21,7 +21,8 @@ constexpr std::array<call_privileges, 42> table{{
      "host CPU, memory and NUMA capacity for placement"},
     {"node_network", "GET", "/nodes/{node}/network", "/nodes/{node}", "Sys.Audit",
      "bridges a node class may attach to"},
-    {"next_vmid", "GET", "/cluster/nextid", "", "", "any user: the template builder's VMID"},
+    {"next_vmid", "GET", "/cluster/nextid", "", "",
+     "client only: VMIDs come from the region's allocator over /cluster/resources", false},
     {"task_status", "GET", "/nodes/{node}/tasks/{upid}/status", "/nodes/{node}", "Sys.Audit",
      "own tasks need nothing; Sys.Audit covers tasks a restart left behind"},
     // --- VMs
