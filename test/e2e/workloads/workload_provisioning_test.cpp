@@ -119,8 +119,15 @@ spec:
     - metadata: {name: data}
       spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 10Gi}}}
 )");
+  // The StatefulSet's status follows its pods' readiness a moment later: wait for both.
+  auto rolled_out = [&] {
+    return lab::rolled_out("StatefulSet", get("/apis/apps/v1/namespaces/default/statefulsets/db"));
+  };
   ASSERT_TRUE(wait_for(
-      [&](const cluster_view& v) { return all_on_controller_nodes(v, "db-", 3, "Running"); }, 90s))
+      [&](const cluster_view& v) {
+        return all_on_controller_nodes(v, "db-", 3, "Running") && rolled_out();
+      },
+      90s))
       << diagnose();
   auto claims = world->list("/api/v1/namespaces/default/persistentvolumeclaims");
   ASSERT_TRUE(claims.ok());
@@ -134,8 +141,6 @@ spec:
     EXPECT_NE(s.find("\"claimName\":\"data-db-" + std::to_string(i) + "\""), std::string::npos)
         << s;
   }
-  EXPECT_TRUE(
-      lab::rolled_out("StatefulSet", get("/apis/apps/v1/namespaces/default/statefulsets/db")));
   EXPECT_EQ(settled_leaks(), "");
 }
 
