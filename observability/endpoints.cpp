@@ -33,6 +33,7 @@ transport::server_options endpoint_server_options(std::string address, std::uint
   o.max_connections = 32;
   o.header_timeout = 5s;
   o.header_limit = 8 * 1024;
+  o.chunked_bodies = false;  // GET and HEAD only: a body is never needed here
   o.idle_timeout = 30s;
   o.read_timeout = 5s;
   o.write_timeout = 10s;

@@ -337,6 +337,20 @@ class session final : public session_link, public std::enable_shared_from_this<s
 
   void on_header(error_code ec) {
     if (ec) return on_read(ec);
+    if (parser_->chunked() && !shared_->options.chunked_bodies) {
+      // The body is never read, so the connection cannot carry another request.
+      disarm(read_timer_, read_gen_);
+      reading_ = false;
+      read_closed_ = true;
+      auto st = std::make_shared<exchange_state>();
+      st->keep_alive = false;
+      queue_.push_back(st);
+      http_response r;
+      r.status = 411;
+      r.body = "a chunked request body is not accepted here: send Content-Length\n";
+      do_respond(st, std::move(r));
+      return;
+    }
     in_body_ = true;
     arm(read_timer_, read_gen_, shared_->options.read_timeout);
     auto& req = parser_->get();
@@ -644,19 +658,34 @@ parsed_request parse_request_bytes(std::string_view bytes, const server_options&
   parsed_request out;
   request_parser parser;
   configure(parser, options);
-  parser.eager(true);
   error_code ec;
-  while (!bytes.empty() && !parser.is_done()) {
-    const auto used = parser.put(net::buffer(bytes.data(), bytes.size()), ec);
-    if (ec == http::error::need_more) {
-      ec = {};
-      if (used == 0) break;  // the rest is an incomplete line: more bytes would be needed
+  // The header first, then the body, as a connection reads them (async_read_header, then
+  // async_read): the server decides on a chunked body between the two.
+  const auto feed = [&](auto finished) {
+    while (!bytes.empty() && !finished()) {
+      const auto used = parser.put(net::buffer(bytes.data(), bytes.size()), ec);
+      if (ec == http::error::need_more) {
+        ec = {};
+        if (used == 0) break;  // the rest is an incomplete line: more bytes would be needed
+      }
+      if (ec) return false;
+      bytes.remove_prefix(used);
     }
-    if (ec) {
-      out.refusal = refusal_status(ec);
-      return out;
-    }
-    bytes.remove_prefix(used);
+    return true;
+  };
+  if (!feed([&] { return parser.is_header_done(); })) {
+    out.refusal = refusal_status(ec);
+    return out;
+  }
+  if (!parser.is_header_done()) return out;
+  if (parser.chunked() && !options.chunked_bodies) {
+    out.refusal = 411;
+    return out;
+  }
+  parser.eager(true);
+  if (!feed([&] { return parser.is_done(); })) {
+    out.refusal = refusal_status(ec);
+    return out;
   }
   if (!parser.is_done()) {
     // A body delimited by the end of the stream does not exist in requests: this is partial.

@@ -72,6 +72,10 @@ struct server_options {
   std::chrono::milliseconds header_timeout{std::chrono::seconds(10)};
   // Largest request line plus headers (431 beyond).
   std::size_t header_limit = 64u << 10;
+  // Whether a request body may come chunked. A server whose requests carry at most a small
+  // body (metrics, health) answers 411 instead: it never parses a chunked body at all, which
+  // also keeps it clear of Beast 1.74's false assertion on a split last chunk (Beast #2861).
+  bool chunked_bodies = true;
   // Where an exception thrown by the request handler is reported, besides the 500 it answers
   // (stderr if unset).
   failure_reporter on_failure;
@@ -79,7 +83,7 @@ struct server_options {
 
 // What the server makes of one request's bytes, without a socket: the parser, limits and
 // conversion a connection uses, for the fuzz target and tests. `refusal` is the status the
-// server would answer a request it cannot parse (400, 413, 431); `complete` is false when the
+// server would answer a request it cannot parse (400, 411, 413, 431); `complete` is false when the
 // bytes end before the request does.
 struct parsed_request {
   int refusal = 0;

@@ -58,23 +58,30 @@ struct job {
   std::string_view text;
 };
 
-void* render(void* arg) {
-  // Its own signal stack, so the replay driver's crash handler still runs when this thread's
-  // small stack overflows (an alternate stack is per thread).
-  static thread_local std::array<char, 1 << 16> alternate;
-  stack_t ss{};
-  ss.ss_sp = alternate.data();
-  ss.ss_size = alternate.size();
-  ::sigaltstack(&ss, nullptr);
-  const auto* j = static_cast<const job*>(arg);
-  auto set = kp::gotemplate::template_set::parse("user-data", j->text);
-  if (!set) return nullptr;
+void render_one(const job& j) {
+  auto set = kp::gotemplate::template_set::parse("user-data", j.text);
+  if (!set) return;
   kp::gotemplate::execution_limits limits;
   limits.max_steps = 200'000;
   limits.max_output_bytes = 1u << 20;
   set->set_limits(limits);
   auto out = set->execute(data());
   if (out) kp::fuzz::check(out->size() <= limits.max_output_bytes + 4096, "output is bounded");
+}
+
+// Renders one input. Its own signal stack, so the replay driver's crash handler still runs when
+// this thread's small stack overflows (an alternate stack is per thread). The one the thread
+// started with is put back before it ends: ASan frees the alternate stack it gave the thread,
+// and would otherwise try to free ours.
+void* render(void* arg) {
+  static thread_local std::array<char, 1 << 16> alternate;
+  stack_t ss{};
+  ss.ss_sp = alternate.data();
+  ss.ss_size = alternate.size();
+  stack_t previous{};
+  ::sigaltstack(&ss, &previous);
+  render_one(*static_cast<const job*>(arg));
+  ::sigaltstack(&previous, nullptr);
   return nullptr;
 }
 

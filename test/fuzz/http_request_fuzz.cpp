@@ -1,6 +1,6 @@
 // The transport server's request parser on any bytes, under the limits the metrics and health
 // endpoints use: it never crashes, a refusal is one of the statuses the server answers (400,
-// 413, 431), and an accepted request respects the body and header bounds.
+// 411, 413, 431), and an accepted request respects the body and header bounds.
 #include "observability/endpoints.hpp"
 #include "protocol/transport/http_server.hpp"
 #include "test/fuzz/fuzz_check.hpp"
@@ -9,8 +9,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const auto options = kp::obs::endpoint_server_options("127.0.0.1", 0);
   auto parsed = kp::transport::parse_request_bytes(kp::fuzz::text_of(data, size), options);
   if (parsed.refusal != 0) {
-    kp::fuzz::check(parsed.refusal == 400 || parsed.refusal == 413 || parsed.refusal == 431,
-                    "a refusal is 400, 413 or 431");
+    kp::fuzz::check(parsed.refusal == 400 || parsed.refusal == 411 || parsed.refusal == 413 ||
+                        parsed.refusal == 431,
+                    "a refusal is 400, 411, 413 or 431");
     return 0;
   }
   if (!parsed.complete) return 0;

@@ -148,9 +148,11 @@ class ClusterStateKubeSim : public ::testing::Test {
     informers_.clear();
     cs_ = nullptr;
     listener_ = nullptr;
-    system_.reset();  // waits for every actor; the informers' exits stopped their watches
-    client_.reset();
+    // The io thread first: a completion that arrives while the actor system is being destroyed
+    // would send to it (an intermittent heap corruption). Pending completions then never run.
     io_.stop();
+    system_.reset();  // waits for every actor
+    client_.reset();
     sim_.reset();
   }
 

@@ -157,6 +157,7 @@ class ProvisionerKubeSim : public ::testing::Test {
   }
 
   void TearDown() override {
+    io_.stop();  // no completion may reach the actor system while it is destroyed
     if (system_) {
       caf::anon_send_exit(provisioner_, caf::exit_reason::user_shutdown);
       caf::anon_send_exit(ctx_.events, caf::exit_reason::user_shutdown);

@@ -95,9 +95,11 @@ class StatusKubeSim : public ::testing::Test {
   void TearDown() override {
     for (auto& a : spawned_) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
     spawned_.clear();
+    // The io thread first: a completion that arrives while the actor system is being destroyed
+    // would send to it (an intermittent heap corruption). Pending completions then never run.
+    io_.stop();
     system_.reset();  // waits for every actor
     client_.reset();
-    io_.stop();
     sim_.reset();
   }
 
