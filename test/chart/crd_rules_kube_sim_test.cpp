@@ -148,13 +148,22 @@ TEST_F(CrdRulesKubeSim, RestrictedLabelsAndBadRequirementsAreRefused) {
       requirements: [{key: karpenter.proxmox.sinextra.dev/cpu, operator: Gt, values: ["1", "2"]}]
 )",
           "must have a single positive integer value");
-  refused(std::string(pool_head) + R"(  disruption: {budgets: [{nodes: "1", schedule: "@daily"}]}
+  refused(std::string(pool_head) +
+              R"(  disruption: {consolidateAfter: 0s, budgets: [{nodes: "1", schedule: "@daily"}]}
   template:
     spec:
       nodeClassRef: {group: g, kind: K, name: nc}
       requirements: []
 )",
           "'schedule' must be set with 'duration'");
+  // As Karpenter v1.14.1: only an absent disruption defaults consolidateAfter.
+  refused(std::string(pool_head) + R"(  disruption: {consolidationPolicy: WhenEmpty}
+  template:
+    spec:
+      nodeClassRef: {group: g, kind: K, name: nc}
+      requirements: []
+)",
+          "spec.disruption.consolidateAfter: Required value");
 }
 
 TEST_F(CrdRulesKubeSim, NodeClassRefKindAndStaticModeCannotChange) {

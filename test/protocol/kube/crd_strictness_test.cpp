@@ -128,10 +128,11 @@ TEST(CrdStrictness, RequirementsTaintsAndBudgetsHaveUpstreamsListTypesAndRules) 
   EXPECT_EQ(rules(at(pool, "spec.template.spec.nodeClassRef")),
             (std::vector<std::string>{"self.group == oldSelf.group", "self.kind == oldSelf.kind"}));
   EXPECT_EQ(rules(at(pool, "spec")).size(), 3u);
-  // consolidateAfter defaults (Karpenter v1.14.1) rather than being required (v0.12's copy), so
-  // both kinds of NodePool are accepted.
-  EXPECT_FALSE(at(pool, "spec.disruption")["required"]);
-  EXPECT_EQ(at(pool, "spec.disruption.consolidateAfter")["default"].as<std::string>(), "0s");
+  // As Karpenter v1.14.1 (and v0.12's identical copy): consolidateAfter is required in a written
+  // disruption, and only an absent disruption defaults to 0s.
+  EXPECT_EQ(at(pool, "spec.disruption")["required"][0].as<std::string>(), "consolidateAfter");
+  EXPECT_FALSE(at(pool, "spec.disruption.consolidateAfter")["default"]);
+  EXPECT_EQ(at(pool, "spec.disruption")["default"]["consolidateAfter"].as<std::string>(), "0s");
 }
 
 TEST(CrdStrictness, NodePoolsScaleThroughReplicasAndCountNodes) {
