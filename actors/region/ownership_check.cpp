@@ -13,10 +13,9 @@ using namespace kp::protocol;
 
 namespace {
 
-// Proxmox still clones into it: the temporary config holds only `lock: clone`, so whose it is
-// shows once the clone finishes. Unknown, never foreign.
+// Whose the VM is shows once Proxmox has finished cloning into it.
 bool still_cloning(vm_check& c) {
-  if (c.config.lock.value_or("") != "clone" || !c.config.name.value_or("").empty()) return false;
+  if (!clone_unfinished(c.config.lock.value_or(""), c.config.name)) return false;
   c.what = verdict::unknown;
   c.why = "Proxmox is still cloning VM " + std::to_string(c.vmid) + " (lock: clone): no mark yet";
   return true;

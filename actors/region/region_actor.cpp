@@ -63,12 +63,16 @@ std::optional<ownership::ownership_mark> mark_of(const vm_record& vm) {
   return ownership::parse_ownership_mark(*vm.config->description);
 }
 
+bool clone_unfinished(std::string_view lock, const std::optional<std::string>& name) {
+  return lock == "clone" && name.value_or("").empty();
+}
+
 bool is_unmarked_clone(const vm_record& vm) {
   if (vm.is_template || vm.is_container || mark_of(vm)) return false;
-  bool cloning = vm.lock == "clone" || (vm.config && vm.config->lock == "clone");
+  const bool locked = vm.lock == "clone" || (vm.config && vm.config->lock == "clone");
   // /cluster/resources names an unnamed VM "VM <vmid>": only the config's name counts.
-  bool named = vm.config && vm.config->name && !vm.config->name->empty();
-  return cloning && !named;
+  static const std::optional<std::string> unnamed;
+  return clone_unfinished(locked ? "clone" : "", vm.config ? vm.config->name : unnamed);
 }
 
 bool is_gone(const kp::error& e) {

@@ -12,6 +12,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <caf/all.hpp>
@@ -188,8 +189,10 @@ void wait_started_task(self_ptr self, result<proxmox::upid> task, proxmox::task_
 protocol::region_error proxmox_error(const kp::error& e);
 std::string provider_id(const region_state& st, std::uint32_t vmid);
 std::optional<ownership::ownership_mark> mark_of(const vm_record& vm);
-// A VM Proxmox is still cloning (`lock: clone`) that carries no name and no mark yet: whose it
-// is stays unknown until the clone finishes.
+// Proxmox still clones into a VM whose config holds `lock: clone` and no name yet: whose it is
+// stays unknown until the clone finishes (unknown, never foreign).
+bool clone_unfinished(std::string_view lock, const std::optional<std::string>& name);
+// The same for a VM as the inventory knows it, which carries no mark either.
 bool is_unmarked_clone(const vm_record& vm);
 bool is_gone(const kp::error& e);  // Proxmox says the VM (or file) does not exist
 void note_in_flight(region_state& st);
