@@ -69,19 +69,19 @@ void render_one(const job& j) {
   if (out) kp::fuzz::check(out->size() <= limits.max_output_bytes + 4096, "output is bounded");
 }
 
-// Renders one input. Its own signal stack, so the replay driver's crash handler still runs when
-// this thread's small stack overflows (an alternate stack is per thread). The one the thread
-// started with is put back before it ends: ASan frees the alternate stack it gave the thread,
-// and would otherwise try to free ours.
+// Renders one input. Without ASan the thread gets its own signal stack, so the replay driver's
+// crash handler still runs when this thread's small stack overflows (an alternate stack is per
+// thread). ASan gives every thread one of its own and reports the overflow there; replacing it
+// breaks ASan's bookkeeping of the thread's stacks.
 void* render(void* arg) {
+#ifndef KP_FUZZ_ASAN
   static thread_local std::array<char, 1 << 16> alternate;
   stack_t ss{};
   ss.ss_sp = alternate.data();
   ss.ss_size = alternate.size();
-  stack_t previous{};
-  ::sigaltstack(&ss, &previous);
+  ::sigaltstack(&ss, nullptr);
+#endif
   render_one(*static_cast<const job*>(arg));
-  ::sigaltstack(&previous, nullptr);
   return nullptr;
 }
 
