@@ -210,10 +210,16 @@ int main(int argc, char** argv) {
   if (before && after) {
     std::printf("controller_peak_rss_mib=%.1f\n", after->peak_rss_kib / 1024.0);
     std::printf("controller_average_cores=%.3f\n", kp::lab::average_cores(*before, *after));
+    std::printf("controller_cpu_seconds=%.3f\n", after->cpu_seconds - before->cpu_seconds);
   }
   if (calls) {
     std::printf("vms_created=%ld\n", calls->vms_created);
     std::printf("proxmox_creation_requests_per_vm=%.2f\n", calls->creation_per_vm());
+    // Every request the controller made (reads, polls, ownership re-reads and deletions too).
+    std::printf("proxmox_requests_per_vm_total=%.2f\n",
+                calls->vms_created > 0
+                    ? static_cast<double>(calls->total) / static_cast<double>(calls->vms_created)
+                    : 0.0);
   }
   return 0;
 }
