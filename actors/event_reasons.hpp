@@ -22,6 +22,10 @@ inline constexpr std::string_view event_reasons[] = {
     // NodeClaims and Nodes (actors/disruption)
     "Disrupting", "DisruptionBlocked", "DisruptionLaunching", "DisruptionTerminating",
     "NodeRepairBlocked",
+    // NodeClaims, Nodes and NodePools: a Balanced move approved (actors/disruption)
+    "ConsolidationApproved",
+    // Pods and Nodes: a karpenter.sh/do-not-disrupt value that is ignored (actors/disruption)
+    "InvalidDoNotDisruptAnnotation",
     // NodeClaims (actors/garbage_collection)
     "GarbageCollected"};
 

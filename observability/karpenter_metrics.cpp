@@ -27,6 +27,10 @@ prometheus::Histogram::BucketBoundaries duration_buckets() {
   return {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600};
 }
 
+prometheus::Histogram::BucketBoundaries consolidation_score_buckets() {
+  return {0.1, 0.25, 0.33, 0.5, 1.0, 2.0, 5.0, 10.0};
+}
+
 karpenter_metrics::karpenter_metrics(prometheus::Registry& r)
     : registry(r),
       nodeclaims_created(counter(r, "karpenter_nodeclaims_created_total",
@@ -76,6 +80,10 @@ karpenter_metrics::karpenter_metrics(prometheus::Registry& r)
           gauge(r, "karpenter_nodepools_allowed_disruptions",
                 "The number of nodes for a given NodePool that can be concurrently disrupting "
                 "at a point in time.")),
+      nodepools_cost(gauge(r, "karpenter_nodepools_cost_total",
+                           "Total cost of the nodepool from Karpenter's perspective. Units are "
+                           "determined by the cloud provider. Not an authoritative source for "
+                           "billing. Includes modifications due to NodeOverlays")),
       disruption_decisions(counter(r, "karpenter_voluntary_disruption_decisions_total",
                                    "Number of disruption decisions performed.")),
       disruption_eligible_nodes(gauge(r, "karpenter_voluntary_disruption_eligible_nodes",
@@ -89,6 +97,12 @@ karpenter_metrics::karpenter_metrics(prometheus::Registry& r)
       disruption_blocked(counter(r, "karpenter_proxmox_disruption_blocked_total",
                                  "Nodes considered for disruption and not disrupted, by the "
                                  "reason that blocked them.")),
+      consolidation_moves(counter(r, "karpenter_consolidation_moves_total",
+                                  "Number of balanced consolidation moves. Labeled by decision, "
+                                  "NodePool, and policy.")),
+      consolidation_score(histogram(r, "karpenter_consolidation_score",
+                                    "Score of balanced consolidation moves. Labeled by decision, "
+                                    "NodePool, and policy.")),
       nodeclaims_by_phase(gauge(r, "karpenter_proxmox_nodeclaims",
                                 "NodeClaims by NodePool and lifecycle phase: Launching, "
                                 "Registering, Initializing, Ready or Terminating.")),

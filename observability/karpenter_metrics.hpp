@@ -46,6 +46,7 @@ struct karpenter_metrics {
   prometheus::Family<prometheus::Gauge>& nodepools_usage;                // resource_type,nodepool
   prometheus::Family<prometheus::Gauge>& nodepools_limit;                // resource_type,nodepool
   prometheus::Family<prometheus::Gauge>& nodepools_allowed_disruptions;  // nodepool,reason
+  prometheus::Family<prometheus::Gauge>& nodepools_cost;                 // nodepool
 
   // Disruption
   prometheus::Family<prometheus::Counter>&
@@ -56,6 +57,10 @@ struct karpenter_metrics {
       disruption_evaluation_duration;  // reason,consolidation_type
   prometheus::Family<prometheus::Counter>&
       disruption_blocked;  // reason (why a node was not disrupted)
+  // Consolidation moves as the Balanced evaluator sees them (every policy counted, Balanced
+  // scored)
+  prometheus::Family<prometheus::Counter>& consolidation_moves;    // decision,nodepool,policy
+  prometheus::Family<prometheus::Histogram>& consolidation_score;  // decision,nodepool,policy
 
   // NodeClaims by lifecycle phase, and how long each step took, from the claims' own condition
   // times (actors/fleet_gauges)
@@ -105,5 +110,7 @@ struct karpenter_metrics {
 
 // Latency buckets (seconds) shared by the duration histograms.
 prometheus::Histogram::BucketBoundaries duration_buckets();
+// Karpenter's buckets of karpenter_consolidation_score.
+prometheus::Histogram::BucketBoundaries consolidation_score_buckets();
 
 }  // namespace kp::obs

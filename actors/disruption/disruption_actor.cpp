@@ -59,6 +59,12 @@ struct state {
   std::vector<std::shared_ptr<command_run>> running;
   std::set<std::string> deleting;  // NodeClaims deleted forcefully (expiration, repair)
   std::size_t single_node_start = 0;
+  // The scored moves last counted and when: a pass that scores the same moves again within
+  // five minutes does not count them twice (Karpenter skips consolidation that long when
+  // nothing changed).
+  std::string last_scored;
+  std::int64_t last_scored_ms = 0;
+  std::map<std::string, prometheus::Gauge*, std::less<>> cost_gauges;  // by NodePool
   std::mt19937_64 rng;
   obs::logger log{"disruption"};
 };
@@ -93,6 +99,11 @@ void event(const state& st, const std::string& kind, const std::string& name, ev
     if (st.latest)
       if (const auto* n = protocol::cluster_snapshot::find(st.latest->nodes, name))
         e.uid = n->metadata.uid;
+  } else if (kind == "NodePool") {
+    e.api_version = "karpenter.sh/v1";
+    if (st.latest)
+      if (const auto* p = protocol::cluster_snapshot::find(st.latest->node_pools, name))
+        e.uid = p->metadata.uid;
   } else {
     e.api_version = "karpenter.sh/v1";
     if (st.latest)
@@ -145,6 +156,26 @@ cluster_writes::done resume(self_ptr self, F f) {
 
 // ---- the pass ----------------------------------------------------------------------------------
 
+// karpenter_nodepools_cost_total: the offering prices of each NodePool's nodes.
+void publish_costs(state& st, const kd::candidate_set& cs) {
+  std::set<std::string, std::less<>> pools;
+  for (const auto& [pool, ps] : cs.pools) {
+    pools.insert(pool);
+    auto& g = st.cost_gauges[pool];
+    if (g == nullptr) g = &st.ctx.metrics->nodepools_cost.Add({{"nodepool", pool}});
+    auto t = cs.totals.find(pool);
+    g->Set(t == cs.totals.end() ? 0.0 : t->second.cost);
+  }
+  for (auto it = st.cost_gauges.begin(); it != st.cost_gauges.end();) {
+    if (pools.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    st.ctx.metrics->nodepools_cost.Remove(it->second);
+    it = st.cost_gauges.erase(it);
+  }
+}
+
 void publish_gauges(self_ptr self, const disruption_input& in) {
   auto& st = self->state;
   if (!st.ctx.metrics) return;
@@ -162,12 +193,80 @@ void publish_gauges(self_ptr self, const disruption_input& in) {
   eligible.Add({{"reason", "drifted"}}).Set(drifted);
   eligible.Add({{"reason", "underutilized"}}).Set(underutilized);
   eligible.Add({{"reason", "expired"}}).Set(expired);
+  publish_costs(st, cs);
   for (const auto& [pool, ps] : cs.pools) {
     for (auto r : {kd::reason::empty, kd::reason::drifted, kd::reason::underutilized}) {
       const int allowed = std::min(ps.allowed(r, in.cluster.now), ps.total);
       st.ctx.metrics->nodepools_allowed_disruptions
           .Add({{"nodepool", pool}, {"reason", std::string(kd::to_string(r))}})
           .Set(allowed);
+    }
+  }
+}
+
+// InvalidDoNotDisruptAnnotation, on the pod (Karpenter's Event) or the node; the recorder
+// folds the repeats of every pass into one Event.
+void report_warnings(const state& st, const std::vector<kd::annotation_warning>& warnings) {
+  for (const auto& w : warnings) {
+    protocol::event_record e;
+    e.kind = w.kind;
+    e.api_version = "v1";
+    e.namespace_ = w.namespace_;
+    e.name = w.name;
+    e.type = "Warning";
+    e.reason = event_reason("InvalidDoNotDisruptAnnotation").str();
+    e.message = w.message;
+    if (st.latest) {
+      if (w.kind == "Pod") {
+        if (const auto* p =
+                protocol::cluster_snapshot::find(st.latest->pods, w.namespace_ + "/" + w.name))
+          e.uid = p->metadata.uid;
+      } else if (const auto* n = protocol::cluster_snapshot::find(st.latest->nodes, w.name)) {
+        e.uid = n->metadata.uid;
+      }
+    }
+    record_event(st.ctx, std::move(e));
+  }
+}
+
+// karpenter_consolidation_moves_total and karpenter_consolidation_score, and Karpenter's
+// ConsolidationApproved Events for approved Balanced moves (rejections are counted only).
+void report_scored(state& st, const std::vector<kd::scored_move>& scored) {
+  if (scored.empty()) return;
+  std::string signature;
+  for (const auto& m : scored) {
+    signature += m.nodepool + (m.approved ? "+" : "-");
+    for (const auto& n : m.nodes) signature += n + ",";
+    signature += ";";
+  }
+  const std::int64_t now = st.ctx.wall_clock_ms();
+  if (signature == st.last_scored && now - st.last_scored_ms < 5 * 60'000) return;
+  st.last_scored = signature;
+  st.last_scored_ms = now;
+  const auto claims = claims_by_node(st);
+  for (const auto& m : scored) {
+    const std::string decision = m.approved ? "approved" : "rejected";
+    if (st.ctx.metrics) {
+      st.ctx.metrics->consolidation_moves
+          .Add({{"decision", decision}, {"nodepool", m.nodepool}, {"policy", m.policy}})
+          .Increment();
+      if (m.score)
+        st.ctx.metrics->consolidation_score
+            .Add({{"decision", m.score->approved() ? "approved" : "rejected"},
+                  {"nodepool", m.nodepool},
+                  {"policy", m.policy}},
+                 obs::consolidation_score_buckets())
+            .Observe(m.score->score());
+    }
+    if (!m.score || !m.score->approved()) continue;
+    if (m.consolidation_type == "single") {
+      for (const auto& node : m.nodes) {
+        event(st, "Node", node, "ConsolidationApproved", m.score->describe());
+        if (auto c = claims.find(node); c != claims.end())
+          event(st, "NodeClaim", c->second, "ConsolidationApproved", m.score->describe());
+      }
+    } else {
+      event(st, "NodePool", m.nodepool, "ConsolidationApproved", m.score->describe());
     }
   }
 }
@@ -297,6 +396,8 @@ void run_pass(self_ptr self) {
   repair_nodes(self, in);
 
   report_blocked(self, plan.not_disrupted);
+  report_warnings(st, plan.warnings);
+  report_scored(st, plan.scored);
 
   if (plan.commands.empty()) return;
   for (const auto& cmd : plan.commands)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/disruption/do_not_disrupt.hpp"
 #include "core/time/go_duration.hpp"
 #include "protocol/kube/model_translation.hpp"
 
@@ -62,13 +63,9 @@ bool tolerates_disrupted_taint(const kube::pod& p) {
 bool do_not_disrupt_active(const kube::pod& p, std::int64_t now_ms) {
   auto it = p.metadata.annotations.find(do_not_disrupt_annotation);
   if (it == p.metadata.annotations.end()) return false;
-  if (it->second == "true") return true;
-  auto d = time::parse_go_duration(it->second);
-  if (!d || d->count() <= 0) return false;  // invalid values are ignored, as Karpenter does
-  auto started = kube::parse_rfc3339_ms(p.status.start_time);
-  if (!started) return true;  // not started yet: the protection has not begun to run out
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(*d).count();
-  return now_ms < *started + ms;
+  std::optional<std::int64_t> started;
+  if (!p.status.start_time.empty()) started = kube::parse_rfc3339_ms(p.status.start_time);
+  return disruption::read_pod_do_not_disrupt(it->second, started, now_ms).active();
 }
 
 bool drain_waits_for(const kube::pod& p, std::int64_t now_ms) {

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 
+#include "core/disruption/do_not_disrupt.hpp"
 #include "core/model/labels.hpp"
 #include "core/time/go_duration.hpp"
 
@@ -23,17 +25,24 @@ bool reschedulable(const model::pod& p) {
          !p.terminating;
 }
 
-// The pod's do-not-disrupt annotation still in force: "true", or a Go duration not yet elapsed
-// since the pod started (creation stands in for status.startTime). Invalid values are ignored,
-// as Karpenter does.
-bool do_not_disrupt_active(const model::pod& p, std::int64_t now_ms) {
-  auto it = p.annotations.find(ma::do_not_disrupt);
-  if (it == p.annotations.end()) return false;
-  if (it->second == "true") return true;
-  auto d = time::parse_go_duration(it->second);
-  if (!d) return false;
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(*d).count();
-  return now_ms < p.creation_unix_ms + ms;
+std::optional<std::string_view> annotation(const model::label_map& m, std::string_view key) {
+  auto it = m.find(key);
+  if (it == m.end()) return std::nullopt;
+  return std::string_view(it->second);
+}
+
+// "2026-11-26T08:00:00Z": when a grace period runs out, for the person reading the reason.
+std::string utc_text(std::int64_t unix_ms) {
+  using namespace std::chrono;
+  const sys_seconds t{seconds(unix_ms / 1000)};
+  const auto day = floor<days>(t);
+  const year_month_day ymd{day};
+  const hh_mm_ss hms{t - day};
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02ld:%02ld:%02lldZ", int(ymd.year()),
+                unsigned(ymd.month()), unsigned(ymd.day()), long(hms.hours().count()),
+                long(hms.minutes().count()), static_cast<long long>(hms.seconds().count()));
+  return buf;
 }
 
 std::string pod_ref(const model::pod& p) {
@@ -166,6 +175,16 @@ candidate_set find_candidates(const cluster& c) {
       block("its NodePool \"" + pool_name + "\" is not known");
       continue;
     }
+    {
+      auto& t = out.totals[pool_name];
+      t.cost += offering_price(s, label_of(n.labels, ml::instance_type),
+                               label_of(n.labels, ml::zone), label_of(n.labels, ml::capacity_type));
+      t.disruption_cost += per_node_disruption_cost;
+      if (auto it = out.pods_by_node.find(n.name); it != out.pods_by_node.end())
+        for (auto i : it->second)
+          if (reschedulable(s.bound_pods[i]))
+            t.disruption_cost += std::max(0.0, eviction_cost(s.bound_pods[i]));
+    }
     if (!nc.initialized()) {
       block("it is not initialized yet");
       continue;
@@ -201,8 +220,13 @@ candidate_set find_candidates(const cluster& c) {
             nc.creation_unix_ms + std::chrono::duration_cast<std::chrono::milliseconds>(*d).count();
     }
 
-    if (label_of(n.annotations, ma::do_not_disrupt) == "true")
+    if (auto v = annotation(n.annotations, ma::do_not_disrupt); node_do_not_disrupt(v))
       cand.blocked = "the node has annotation karpenter.sh/do-not-disrupt";
+    else if (v)
+      out.warnings.push_back(
+          {"Node", "", n.name,
+           "karpenter.sh/do-not-disrupt on a Node blocks only with \"true\"; \"" + std::string(*v) +
+               "\" is ignored"});
 
     std::int64_t last_event = initialized_at(nc);
     if (auto* pods = [&]() -> const std::vector<std::size_t>* {
@@ -213,10 +237,21 @@ candidate_set find_candidates(const cluster& c) {
         const auto& p = s.bound_pods[pi2];
         if (model::is_terminal(p)) continue;
         last_event = std::max(last_event, p.creation_unix_ms);
-        if (model::is_daemonset_pod(p)) continue;
-        if (cand.blocked.empty() && do_not_disrupt_active(p, now_ms))
-          cand.blocked = "pod " + pod_ref(p) + " has annotation karpenter.sh/do-not-disrupt";
-        if (!reschedulable(p)) continue;
+        // Every active pod counts here, DaemonSet and mirror pods too (Karpenter's IsDisruptable).
+        if (!p.terminating) {
+          auto dnd = read_pod_do_not_disrupt(annotation(p.annotations, ma::do_not_disrupt),
+                                             p.start_unix_ms, now_ms);
+          if (dnd.what == do_not_disrupt::state::invalid)
+            out.warnings.push_back({"Pod", p.namespace_, p.name,
+                                    "Invalid karpenter.sh/do-not-disrupt annotation: " + dnd.error +
+                                        ", ignoring annotation"});
+          if (cand.blocked.empty() && dnd.active())
+            cand.blocked =
+                "pod " + pod_ref(p) + " has annotation karpenter.sh/do-not-disrupt" +
+                (dnd.what == do_not_disrupt::state::until ? " until " + utc_text(dnd.until_unix_ms)
+                                                          : std::string());
+        }
+        if (model::is_daemonset_pod(p) || !reschedulable(p)) continue;
         cand.pods.push_back(pi2);
         cand.reschedule_cost += std::max(0.0, eviction_cost(p));
         if (cand.blocked.empty()) {
@@ -240,7 +275,7 @@ candidate_set find_candidates(const cluster& c) {
     }
     if (auto it = c.last_pod_event_unix_ms.find(nc.name); it != c.last_pod_event_unix_ms.end())
       last_event = std::max(last_event, it->second);
-    cand.empty = cand.reschedule_cost <= 1.0;
+    cand.empty = cand.reschedule_cost <= per_node_disruption_cost;
 
     const auto& after = np.disruption.consolidate_after;
     if (after != "Never") {

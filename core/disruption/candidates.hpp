@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/disruption/balanced.hpp"
 #include "core/disruption/budget.hpp"
 #include "core/disruption/cluster.hpp"
 
@@ -54,13 +55,26 @@ struct pool_state {
   }
 };
 
+// A karpenter.sh/do-not-disrupt value Karpenter ignores, to be told to the object's owner
+// (Event InvalidDoNotDisruptAnnotation on a pod).
+struct annotation_warning {
+  std::string kind;  // "Pod" or "Node"
+  std::string namespace_;
+  std::string name;
+  std::string message;
+  friend bool operator==(const annotation_warning&, const annotation_warning&) = default;
+};
+
 struct candidate_set {
   // Every managed, initialized node not already being disrupted. `blocked` on a candidate
   // keeps it out of graceful methods; expiration still applies.
   std::vector<candidate> all;
   std::vector<blocked_node> not_disrupted;  // with reasons (including blocked candidates)
   std::vector<restamp> restamps;
+  std::vector<annotation_warning> warnings;
   std::map<std::string, pool_state, std::less<>> pools;
+  // Balanced's denominators: every managed node of the pool, candidate or not.
+  std::map<std::string, pool_totals, std::less<>> totals;
   std::map<std::string, std::vector<std::size_t>, std::less<>> pods_by_node;  // bound_pods
 };
 

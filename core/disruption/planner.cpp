@@ -73,36 +73,56 @@ struct pass {
   const cluster& c;
   const candidate_set& cs;
   const planner_options& opts;
-  std::map<std::string, double, std::less<>> pool_cost;        // Balanced totals
-  std::map<std::string, double, std::less<>> pool_disruption;  // Balanced totals
   headroom_state headroom;
   std::size_t* simulations = nullptr;
 };
 
-// Balanced (5.10): every source pool with that policy must see score >= 1/k.
-bool balanced_approves(const pass& p, const std::vector<std::size_t>& batch, double savings,
-                       std::string& why) {
+// What scoring said about one move, per source NodePool.
+struct evaluation {
+  bool approved = true;
+  std::vector<scored_move> per_pool;
+};
+
+// Balanced (balanced.go EvaluateBalancedMove): every source pool with that policy scores its
+// share of the move against its own totals and must approve; other policies pass through. Net
+// savings are split by each pool's share of the candidates' price when pools are mixed.
+evaluation evaluate_move(const pass& p, const std::vector<std::size_t>& batch, double savings,
+                         bool multi, std::string& why) {
   double total_price = 0;
-  for (auto b : batch) total_price += p.cs.all[b].price;
-  std::map<std::string, std::pair<double, double>> per_pool;  // price share, move cost
+  std::map<std::string, std::pair<double, double>> per_pool;  // price, disruption cost
+  std::map<std::string, std::vector<std::string>> nodes;
   for (auto b : batch) {
-    auto& e = per_pool[p.cs.all[b].nodepool];
-    e.first += p.cs.all[b].price;
-    e.second += p.cs.all[b].reschedule_cost;
+    const auto& k = p.cs.all[b];
+    total_price += k.price;
+    auto& e = per_pool[k.nodepool];
+    e.first += k.price;
+    e.second += k.reschedule_cost;
+    nodes[k.nodepool].push_back(k.name);
   }
+  evaluation out;
   for (const auto& [pool, e] : per_pool) {
-    if (policy_of(p.c, pool) != "Balanced") continue;
-    double pool_savings = total_price > 0 ? savings * e.first / total_price : 0;
-    double cost = p.pool_cost.at(pool), disruption = p.pool_disruption.at(pool);
-    if (cost <= 0 || disruption <= 0 || e.second <= 0) continue;
-    double score = (pool_savings / cost) / (e.second / disruption);
-    if (score < 1.0 / p.opts.balanced_k) {
-      why = "Balanced policy of NodePool " + pool + " rejects the move (score " + money(score) +
-            " < " + money(1.0 / p.opts.balanced_k) + ")";
-      return false;
+    scored_move m;
+    m.nodepool = pool;
+    m.policy = policy_of(p.c, pool);
+    m.consolidation_type = multi ? "multi" : "single";
+    m.nodes = nodes[pool];
+    if (m.policy == "Balanced") {
+      double pool_savings = savings;
+      if (per_pool.size() > 1 && total_price > 0) pool_savings = savings * e.first / total_price;
+      auto it = p.cs.totals.find(pool);
+      m.score = score_move(pool_savings, e.second,
+                           it == p.cs.totals.end() ? pool_totals{} : it->second, p.opts.balanced_k);
+      if (!m.score->approved()) {
+        out.approved = false;
+        if (why.empty())
+          why = "the Balanced policy of NodePool " + pool + " rejects the move (" +
+                m.score->describe() + ")";
+      }
     }
+    out.per_pool.push_back(std::move(m));
   }
-  return true;
+  for (auto& m : out.per_pool) m.approved = out.approved;
+  return out;
 }
 
 // Quick necessary condition before a simulation: the batch's requests must fit into the free
@@ -157,8 +177,9 @@ bool could_consolidate(const pass& p, const std::vector<std::size_t>& batch) {
 }
 
 // computeConsolidation (5.5) for one batch; nullopt with `why` when it is not a valid move.
+// `scored` receives the scoring of a move that got that far (approved or not).
 std::optional<command> consolidate(const pass& p, const std::vector<std::size_t>& batch, bool multi,
-                                   std::string& why) {
+                                   std::string& why, std::optional<evaluation>& scored) {
   if (!could_consolidate(p, batch)) {
     why = "its pods do not fit on other nodes and no cheaper instance type could hold them";
     return std::nullopt;
@@ -206,7 +227,8 @@ std::optional<command> consolidate(const pass& p, const std::vector<std::size_t>
     cmd.savings = total - best;
     cmd.replacements.push_back(std::move(nc));
   }
-  if (!balanced_approves(p, batch, cmd.savings, why)) return std::nullopt;
+  scored = evaluate_move(p, batch, cmd.savings, multi, why);
+  if (!scored->approved) return std::nullopt;
   if (p.opts.conservative &&
       !headroom_allows(p.headroom, p.c, p.cs, batch, cmd, *p.opts.conservative, why))
     return std::nullopt;
@@ -244,6 +266,7 @@ plan plan_disruption(const cluster& c, const planner_options& opts) {
   plan out;
   out.restamps = cs.restamps;
   out.not_disrupted = cs.not_disrupted;
+  out.warnings = cs.warnings;
   auto say = [&](const candidate& k, std::string why) {
     out.not_disrupted.push_back({k.name, std::move(why)});
   };
@@ -268,11 +291,7 @@ plan plan_disruption(const cluster& c, const planner_options& opts) {
     out.expirations.push_back(std::move(cmd));
   }
 
-  pass p{c, cs, opts, {}, {}, headroom_state{}, &out.simulations};
-  for (const auto& k : cs.all) {
-    p.pool_cost[k.nodepool] += k.price;
-    p.pool_disruption[k.nodepool] += k.reschedule_cost;
-  }
+  pass p{c, cs, opts, headroom_state{}, &out.simulations};
   p.headroom = measure_headroom(c, cs);
   std::string stabilizing;
   if (opts.conservative) stabilizing = stabilization_block(c, cs, *opts.conservative);
@@ -419,18 +438,27 @@ plan plan_disruption(const cluster& c, const planner_options& opts) {
     if (batchable.size() >= 2) {
       std::size_t lo = 1, hi = std::min(batchable.size() - 1, opts.multi_node_max);
       std::optional<command> best;
+      std::optional<evaluation> best_scored, last_rejected;
       while (lo <= hi) {
         std::size_t mid = (lo + hi) / 2;
         std::vector<std::size_t> batch(batchable.begin(), batchable.begin() + mid + 1);
         std::string why;
-        if (auto cmd = consolidate(p, batch, true, why)) {
+        std::optional<evaluation> scored;
+        if (auto cmd = consolidate(p, batch, true, why, scored)) {
           best = std::move(cmd);
+          best_scored = std::move(scored);
           lo = mid + 1;
         } else {
+          if (scored && !scored->approved) last_rejected = std::move(scored);
           if (mid == 0) break;
           hi = mid - 1;
         }
       }
+      // Counted once per search, as Karpenter does: the move made, or else the last rejection.
+      if (best && best_scored)
+        for (auto& m : best_scored->per_pool) out.scored.push_back(std::move(m));
+      else if (!best && last_rejected)
+        for (auto& m : last_rejected->per_pool) out.scored.push_back(std::move(m));
       if (best) {
         out.method = "multi-node";
         out.commands.push_back(std::move(*best));
@@ -468,8 +496,25 @@ plan plan_disruption(const cluster& c, const planner_options& opts) {
                    budget_figures(k.nodepool, reason::underutilized));
         continue;
       }
+      // Deleting the node outright is the best score any move of it can reach: when even that
+      // fails the Balanced threshold, no simulation is spent (CanPassThreshold).
+      if (policy_of(c, k.nodepool) == "Balanced") {
+        auto it = cs.totals.find(k.nodepool);
+        if (it != cs.totals.end() && it->second.cost > 0) {
+          auto best = score_move(k.price, k.reschedule_cost, it->second, opts.balanced_k);
+          if (!best.approved()) {
+            say(k, "not consolidated: even deleting it fails the Balanced policy of NodePool " +
+                       k.nodepool + " (" + best.describe() + ")");
+            continue;
+          }
+        }
+      }
       std::string why;
-      if (auto cmd = consolidate(p, {i}, false, why)) {
+      std::optional<evaluation> scored;
+      auto cmd = consolidate(p, {i}, false, why, scored);
+      if (scored)
+        for (auto& m : scored->per_pool) out.scored.push_back(std::move(m));
+      if (cmd) {
         out.method = "single-node";
         out.commands.push_back(std::move(*cmd));
         return out;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/disruption/balanced.hpp"
 #include "core/disruption/candidates.hpp"
 #include "core/disruption/cluster.hpp"
 #include "core/scheduling/provision.hpp"
@@ -46,8 +47,21 @@ struct planner_options {
   // plan::single_node_evaluated reaches every node over successive passes.
   std::size_t single_node_max_simulations = 100;
   std::size_t single_node_start = 0;
-  double balanced_k = 2;  // Balanced approves a move when score >= 1/k
+  int balanced_k = disruption::balanced_k;  // Balanced approves a move when score >= 1/k
   std::optional<conservative_settings> conservative;
+};
+
+// One consolidation move as Karpenter's balanced evaluator counts it
+// (karpenter_consolidation_moves_total and, for Balanced pools, karpenter_consolidation_score):
+// every single-node move that reached scoring, and for multi-node the chosen move (or, when
+// none was found, the last one Balanced rejected), once per source NodePool.
+struct scored_move {
+  std::string nodepool;
+  std::string policy;               // the pool's consolidationPolicy
+  bool approved = true;             // "approved" or "rejected"
+  std::optional<move_score> score;  // Balanced pools only
+  std::string consolidation_type;   // "single" or "multi"
+  std::vector<std::string> nodes;
 };
 
 struct plan {
@@ -56,6 +70,8 @@ struct plan {
   std::vector<command> expirations;  // forceful: not gated by budgets or do-not-disrupt
   std::vector<restamp> restamps;
   std::vector<blocked_node> not_disrupted;
+  std::vector<annotation_warning> warnings;  // do-not-disrupt values Karpenter ignores
+  std::vector<scored_move> scored;
   std::size_t simulations = 0;            // provision() runs this pass
   std::size_t single_node_evaluated = 0;  // single-node candidates looked at this pass
 };

@@ -329,6 +329,7 @@ result<model::pod> to_model(const pod& p) {
   }
   out.priority = static_cast<std::int32_t>(p.spec.priority.value_or(0));
   out.creation_unix_ms = parse_rfc3339_ms(p.metadata.creation_timestamp).value_or(0);
+  if (!p.status.start_time.empty()) out.start_unix_ms = parse_rfc3339_ms(p.status.start_time);
   out.node_name = p.spec.node_name;
   out.nominated_node_name = p.status.nominated_node_name;
   if (!p.status.phase.empty()) out.phase = p.status.phase;

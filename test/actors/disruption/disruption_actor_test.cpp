@@ -436,6 +436,71 @@ TEST_F(DisruptionActor, ThreeHalfEmptyNodesAreMergedByMultiNodeConsolidation) {
   EXPECT_EQ(multi, 1);
 }
 
+TEST_F(DisruptionActor, AMergeIsCountedAsAnApprovedMoveAndThePoolsCostIsExported) {
+  for (auto n : {"a", "b", "c"}) {
+    b_.add_node(n);
+    b_.add_pod(n, std::string("web-") + n, 300, 256);
+  }
+  start();
+  send(b_.build());
+  advance(10s);
+  EXPECT_EQ(counter(metrics_->consolidation_moves, {{"decision", "approved"},
+                                                    {"nodepool", "default"},
+                                                    {"policy", "WhenEmptyOrUnderutilized"}}),
+            1);
+  // Only Balanced moves are scored.
+  EXPECT_EQ(metrics_->consolidation_score
+                .Add({{"decision", "approved"},
+                      {"nodepool", "default"},
+                      {"policy", "WhenEmptyOrUnderutilized"}},
+                     obs::consolidation_score_buckets())
+                .Collect()
+                .histogram.sample_count,
+            0u);
+  EXPECT_GT(metrics_->nodepools_cost.Add({{"nodepool", "default"}}).Value(), 0);
+  // The next pass finds the same move: it is not counted twice.
+  advance(10s);
+  EXPECT_EQ(counter(metrics_->consolidation_moves, {{"decision", "approved"},
+                                                    {"nodepool", "default"},
+                                                    {"policy", "WhenEmptyOrUnderutilized"}}),
+            1);
+}
+
+TEST_F(DisruptionActor, ABalancedMergeIsScoredAndItsApprovalIsAnEventOnTheNodePool) {
+  // Three 2-vCPU nodes with 300m each merge into one 1-vCPU node: savings 5/6 of the pool's
+  // cost for all of its disruption, a score of about 0.83.
+  for (auto n : {"a", "b", "c"}) {
+    b_.add_node(n);
+    b_.add_pod(n, std::string("web-") + n, 300, 256);
+  }
+  b_.pool_of().spec.disruption.consolidation_policy = "Balanced";
+  start();
+  send(b_.build());
+  advance(10s);
+  const std::map<std::string, std::string> approved{
+      {"decision", "approved"}, {"nodepool", "default"}, {"policy", "Balanced"}};
+  EXPECT_EQ(counter(metrics_->consolidation_moves, approved), 1);
+  const auto& score =
+      metrics_->consolidation_score.Add(approved, obs::consolidation_score_buckets()).Collect();
+  EXPECT_EQ(score.histogram.sample_count, 1u);
+  EXPECT_NEAR(score.histogram.sample_sum, 0.83, 0.01);
+  EXPECT_TRUE(
+      events_->has("NodePool", "default", "ConsolidationApproved",
+                   "score 0.83 >= threshold 0.50 (k: 2, savings 83.3%, disruption 100.0%)"));
+}
+
+TEST_F(DisruptionActor, AnInvalidDoNotDisruptValueIsAWarningEventOnThePod) {
+  b_.add_node("a");
+  b_.add_pod("a", "typo").metadata.annotations["karpenter.sh/do-not-disrupt"] = "yes";
+  b_.pool_of().spec.disruption.consolidation_policy = "WhenEmpty";
+  start();
+  send(b_.build());
+  advance(10s);
+  EXPECT_TRUE(events_->has("Pod", "typo", "InvalidDoNotDisruptAnnotation",
+                           "failed to parse \"yes\" as a duration"));
+  EXPECT_FALSE(events_->has("Node", "a", "DisruptionBlocked", "do-not-disrupt"));
+}
+
 TEST_F(DisruptionActor, TheConservativeModeWaitsForStabilization) {
   opts_.conservative = kp::disruption::conservative_settings{};
   b_.add_node("a");

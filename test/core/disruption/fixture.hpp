@@ -107,6 +107,7 @@ struct builder {
     p.uid = "uid-" + name;
     p.labels = {{"app", name}};
     p.creation_unix_ms = now_ms - age.count();
+    p.start_unix_ms = p.creation_unix_ms;
     p.node_name = node;
     p.phase = "Running";
     p.owners.push_back({"ReplicaSet", "rs-" + name, "uid-rs-" + name, true});

@@ -340,16 +340,20 @@ TEST(DisruptionPlanner, WhenEmptyPolicyLeavesUnderutilizedNodesAlone) {
   EXPECT_TRUE(plan_disruption(b.c).commands.empty());
 }
 
-TEST(DisruptionPlanner, BalancedPolicyRejectsAMoveThatSavesTooLittle) {
-  // Two well-used 4-vCPU nodes plus one whose small pod could move to a 1-vCPU node: savings of
-  // about a third of a node against the disruption of the pool — Balanced with k=2 weighs it.
+TEST(DisruptionPlanner, BalancedAtBreakEvenRejectsPaidMergesButNotADelete) {
+  // Three alike nodes: merging them into one paid node scores 1 - replacement/3 prices < 1; a
+  // delete whose pods fit elsewhere scores exactly 1 (a third of the cost, a third of the pods).
   auto b = three_half_empty();
   b.pool().disruption.consolidation_policy = "Balanced";
   planner_options strict;
-  strict.balanced_k = 0.01;  // demands a score of 100: nothing qualifies
+  strict.balanced_k = 1;
   auto p = plan_disruption(b.c, strict);
-  EXPECT_TRUE(p.commands.empty());
-  EXPECT_TRUE(has_reason(p, "node-0", "Balanced policy"));
+  ASSERT_EQ(p.method, "single-node");
+  ASSERT_EQ(p.commands.size(), 1u);
+  EXPECT_TRUE(p.commands[0].replacements.empty()) << p.commands[0].decision;
+  EXPECT_TRUE(std::any_of(p.scored.begin(), p.scored.end(), [](const scored_move& m) {
+    return m.consolidation_type == "multi" && !m.approved && m.score && m.score->score() < 1;
+  }));
   EXPECT_EQ(plan_disruption(b.c).method, "multi-node");  // k = 2 approves the merge
 }
 

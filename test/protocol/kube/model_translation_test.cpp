@@ -63,6 +63,23 @@ TEST(KubeModelTranslation, aPendingPodKeepsItsRequestsAndConstraints) {
   EXPECT_EQ(m->tolerations[0].op, "Exists");
 }
 
+TEST(KubeModelTranslation, aRunningPodCarriesItsStartTimeAndAPendingOneNone) {
+  auto running = decode<pod>(R"({"metadata": {"name": "job", "namespace": "default",
+      "creationTimestamp": "2025-01-02T03:04:05Z"}, "spec": {"containers": [{"name": "a"}]},
+    "status": {"phase": "Running", "startTime": "2025-01-02T03:09:05Z"}})");
+  ASSERT_TRUE(running.ok()) << running.error().message;
+  auto m = to_model(*running);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_TRUE(m->start_unix_ms.has_value());
+  EXPECT_EQ(*m->start_unix_ms, 1735787345000);
+  auto pending = decode<pod>(R"({"metadata": {"name": "job", "namespace": "default"},
+    "spec": {"containers": [{"name": "a"}]}, "status": {"phase": "Pending"}})");
+  ASSERT_TRUE(pending.ok()) << pending.error().message;
+  auto n = to_model(*pending);
+  ASSERT_TRUE(n.ok()) << n.error().message;
+  EXPECT_FALSE(n->start_unix_ms.has_value());
+}
+
 TEST(KubeModelTranslation, aMalformedQuantityNamesThePodAndTheField) {
   auto p = decode<pod>(R"({"metadata": {"name": "bad", "namespace": "ns"},
       "spec": {"containers": [{"name": "a", "resources": {"requests": {"cpu": "1.2.3"}}}]}})");
