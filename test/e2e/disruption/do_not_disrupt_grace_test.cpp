@@ -1,5 +1,5 @@
-// karpenter.sh/do-not-disrupt: "5s" against an expiration (Karpenter v1.14): the expired
-// NodeClaim is deleted at once, the drain leaves the protected pod running until five seconds
+// karpenter.sh/do-not-disrupt: "8s" against an expiration (Karpenter v1.14): the expired
+// NodeClaim is deleted at once, the drain leaves the protected pod running until eight seconds
 // after its status.startTime, then evicts it and the node goes; the pod runs again elsewhere.
 #include <boost/json.hpp>
 #include <cstdio>
@@ -58,7 +58,7 @@ class do_not_disrupt_grace : public disruption_test {
   }
 };
 
-TEST_F(do_not_disrupt_grace, aFiveSecondGracePeriodHoldsTheDrainOfAnExpiredNodeThenLetsItGo) {
+TEST_F(do_not_disrupt_grace, anEightSecondGracePeriodHoldsTheDrainOfAnExpiredNodeThenLetsItGo) {
   KP_E2E_START(disruption_options());
   constexpr auto expire_after = 40s;
   set_nodepool({.consolidate_after = "Never", .expire_after = "40s"});
@@ -74,19 +74,19 @@ TEST_F(do_not_disrupt_grace, aFiveSecondGracePeriodHoldsTheDrainOfAnExpiredNodeT
   ASSERT_TRUE(created.has_value()) << diagnose();
   const auto expires = *created + expire_after;
   // The protected pod starts about two seconds before the NodeClaim expires, so that the
-  // expiry falls inside its five seconds.
+  // expiry falls inside its eight seconds, with room for a loaded machine's lag in seeing it.
   ASSERT_GT(expires - wall::now(), 4s) << "the node took too long to come up" << diagnose();
   ASSERT_TRUE(
       lab::lab_world::eventually([&] { return wall::now() >= expires - 3s; }, expire_after + 5s));
   replica_set({.name = "job",
                .replicas = 1,
                .cpu = "250m",
-               .annotations = {{"karpenter.sh/do-not-disrupt", "5s"}}});
+               .annotations = {{"karpenter.sh/do-not-disrupt", "8s"}}});
   ASSERT_TRUE(wait_for([&](const cluster_view& v) { return pod_running_on(v, "job-", node); }, 10s))
       << diagnose();
   const auto started = time_of("/api/v1/pods", "job-", {"status", "startTime"});
   ASSERT_TRUE(started.has_value()) << diagnose();
-  const auto protected_until = *started + 5s;
+  const auto protected_until = *started + 8s;
 
   // Expiration does not wait for the pod: the NodeClaim is deleted while the pod is protected,
   // and the pod keeps running on the draining node.
