@@ -7,6 +7,7 @@
 // no write beyond what that step needs, and the reply is ok only once the VM runs.
 #include <cstdio>
 
+#include "actors/region/data_disks.hpp"
 #include "actors/region/inventory.hpp"
 #include "actors/region/region_state.hpp"
 #include "core/cloudinit/vm_render.hpp"
@@ -186,6 +187,7 @@ proxmox::vm_config_update config_update(region_state& st, const launch_op& op) {
     u.sshkeys = keys;
   }
   if (!op.iso_volid.empty()) u.drives["ide2"] = proxmox::cdrom_drive(op.iso_volid);
+  for (const auto& [key, drive] : op.data_drives) u.drives[key] = drive;
   if (op.pinning) {
     u.numa = true;
     std::uint64_t total_mib = req.memory_mib, given = 0;
@@ -215,9 +217,19 @@ proxmox::vm_config_update config_update(region_state& st, const launch_op& op) {
   return u;
 }
 
+// The additionalDisks as drives after the disks of the config the clone started from (the
+// template's, or a resumed clone's own before its config call).
+region_error plan_data_disks(launch_op& op) {
+  auto drives = data_disk_drives(op.base_config.value_or(proxmox::vm_config{}), op.req.data_disks);
+  if (!drives) return {drives.error().code, drives.error().message};
+  op.data_drives = std::move(*drives);
+  return {};
+}
+
 void step_config(self_ptr self, std::shared_ptr<launch_op> op) {
   auto& st = self->state;
   if (configured(*op)) return step_resize(self, op);
+  if (auto e = plan_data_disks(*op); !e.code.empty()) return fail_launch(self, op, e);
   mark_resumed_at(*op, launch_step::config);
   st.api->update_vm_config(op->host, op->vmid, config_update(st, *op),
                            bounce<std::optional<proxmox::upid>>(
@@ -486,6 +498,8 @@ void begin_launch(self_ptr self, std::shared_ptr<launch_op> op) {
   op->resumed = false;
   op->vmid = 0;
   if (auto e = place_new_vm(self, *op); !e.code.empty()) return fail_launch(self, op, e);
+  // Disks that cannot be written fail here, before a clone is made for nothing.
+  if (auto e = plan_data_disks(*op); !e.code.empty()) return fail_launch(self, op, e);
   clone_vm(self, op);
 }
 

@@ -90,11 +90,12 @@ struct launch_op {
   // What the config call derives the VM's NICs and address from: the template's config for a
   // new VM, the VM's own (still the template's) when a launch resumes before its config call.
   std::optional<proxmox::vm_config> base_config;
-  std::optional<proxmox::vm_config> current;  // the VM's config as last read (resume)
-  std::string ipconfig0;                      // written in the config call
-  std::string ip_address;                     // held in the IPAM ("" when none)
-  std::vector<cloudinit::vm_nic> nics;        // the VM's NICs with our MACs and addresses
-  bool started_now = false;                   // this launch started the VM
+  std::optional<proxmox::vm_config> current;          // the VM's config as last read (resume)
+  std::map<std::string, proxmox::drive> data_drives;  // additionalDisks, for the config call
+  std::string ipconfig0;                              // written in the config call
+  std::string ip_address;                             // held in the IPAM ("" when none)
+  std::vector<cloudinit::vm_nic> nics;                // the VM's NICs with our MACs and addresses
+  bool started_now = false;                           // this launch started the VM
   // Join through the guest agent: the rendered command (holds the bootstrap token: never
   // logged), the deadline and next poll interval, the exec's pid, the last agent error.
   std::string join_command;
