@@ -90,7 +90,10 @@ struct launch_request {
   std::uint64_t memory_mib = 1024;
   std::uint64_t disk_gib = 0;         // 0: keep the template's disk
   std::vector<data_disk> data_disks;  // written in the config call, after the template's disks
-  std::vector<std::string> zones;     // allowed hosts; empty = any
+  // The node class's cloneMode: "full" (full=1), "linked", or "" (linked where the template's
+  // disk's storage can hold linked clones, else full).
+  std::string clone_mode;
+  std::vector<std::string> zones;  // allowed hosts; empty = any
   std::vector<std::string> excluded_zones;
   std::string template_name;
   std::string strategy = "Balanced";  // placement::parse_strategy spelling
@@ -125,7 +128,7 @@ struct launch_request {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, launch_request& x) {
   return f(caf::meta::type_name("launch_request"), x.nodeclaim, x.nodepool, x.instance_type,
-           x.vcpus, x.memory_mib, x.disk_gib, x.data_disks, x.zones, x.excluded_zones,
+           x.vcpus, x.memory_mib, x.disk_gib, x.data_disks, x.clone_mode, x.zones, x.excluded_zones,
            x.template_name, x.strategy, x.min_free_cpu, x.min_free_memory_mib, x.static_cpu_policy,
            x.tags, x.security_groups, x.resource_pool, x.ssh_keys, x.expected_vmid, x.cloud_init,
            x.agent_join, x.created_unix_ms);

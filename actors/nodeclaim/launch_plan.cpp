@@ -125,6 +125,9 @@ status apply_node_class(protocol::launch_request& request,
     disk.ssd = d.ssd.value_or(false);
     data_disks.push_back(std::move(disk));
   }
+  if (!spec.clone_mode.empty() && spec.clone_mode != "linked" && spec.clone_mode != "full") {
+    return invalid("cloneMode", spec.clone_mode);
+  }
   if (spec.min_free_cpu && *spec.min_free_cpu < 0) {
     return invalid("minFreeCPU", std::to_string(*spec.min_free_cpu));
   }
@@ -138,6 +141,7 @@ status apply_node_class(protocol::launch_request& request,
   request.min_free_memory_mib = min_free_memory_mib;
   request.disk_gib = disk;
   request.data_disks = std::move(data_disks);
+  request.clone_mode = spec.clone_mode;
   request.tags = spec.tags;
   request.security_groups = security_groups_of(node_class);
   request.resource_pool = spec.resource_pool;

@@ -7,6 +7,7 @@
 // no write beyond what that step needs, and the reply is ok only once the VM runs.
 #include <cstdio>
 
+#include "actors/region/clone_kind.hpp"
 #include "actors/region/data_disks.hpp"
 #include "actors/region/inventory.hpp"
 #include "actors/region/region_state.hpp"
@@ -77,6 +78,26 @@ std::function<void(status)> then(self_ptr self, std::shared_ptr<launch_op> op,
 
 // --- steps -------------------------------------------------------------------------------------
 
+// Full or linked (clone_kind.hpp), from the template as the inventory knows it: a source that
+// is not a template is always copied in full.
+result<bool> clone_kind_for(const region_state& st, const launch_op& op) {
+  auto tmpl = st.vms.find(op.template_vmid);
+  if (tmpl == st.vms.end() || !tmpl->second.is_template) {
+    return full_clone(op.req.clone_mode == "linked" ? "" : op.req.clone_mode, false, "", "");
+  }
+  std::string volume, type;
+  if (tmpl->second.config) {
+    if (auto boot = boot_disk(*tmpl->second.config)) {
+      volume = tmpl->second.config->drives.at(*boot).volume;
+      if (auto t = st.storage_types.find(volume.substr(0, volume.find(':')));
+          t != st.storage_types.end()) {
+        type = t->second;
+      }
+    }
+  }
+  return full_clone(op.req.clone_mode, true, type, volume);
+}
+
 void clone_vm(self_ptr self, std::shared_ptr<launch_op> op) {
   auto& st = self->state;
   proxmox::clone_request c;
@@ -86,8 +107,9 @@ void clone_vm(self_ptr self, std::shared_ptr<launch_op> op) {
   c.name = op->req.nodeclaim;
   // The mark is written by the clone itself: a crash right after it leaves a VM we recognise.
   c.description = ownership::format_ownership_mark(mark_for(st, *op));
-  auto tmpl = st.vms.find(op->template_vmid);
-  c.full = tmpl == st.vms.end() || !tmpl->second.is_template;  // linked from a template
+  auto full = clone_kind_for(st, *op);
+  if (!full) return fail_launch(self, op, {full.error().code, full.error().message});
+  c.full = *full;
   c.pool = op->req.resource_pool;  // pool membership in the clone call: no extra request
   ++op->clone_attempts;
   st.api->clone_vm(c, bounce<proxmox::upid>(self, [self, op](result<proxmox::upid> r) {

@@ -116,6 +116,9 @@ struct region_state {
   std::shared_ptr<proxmox::api> api;
   region_settings cfg;
   std::map<std::string, host_record> hosts;
+  // Each storage's plugin type by name, from /cluster/resources: whether it can hold linked
+  // clones (clone_kind.hpp).
+  std::map<std::string, std::string> storage_types;
   std::map<std::uint32_t, vm_record> vms;
   std::vector<placement::host_state> placement_hosts;
   std::map<std::uint32_t, std::pair<std::string, placement::vm_allocation>> reserved;

@@ -167,6 +167,7 @@ void fields(IO& io, proxmox_node_class_spec& v) {
   io("kubeletConfiguration", v.kubelet);
   io("bootDevice", v.boot);
   io("additionalDisks", v.additional_disks);
+  io("cloneMode", v.clone_mode);
   io("tags", v.tags);
   io("metadataOptions", v.metadata);
   io("securityGroups", v.security_groups);

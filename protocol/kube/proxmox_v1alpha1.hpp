@@ -81,6 +81,9 @@ struct proxmox_node_class_spec {
   std::optional<kubelet_configuration> kubelet;   // kubeletConfiguration
   boot_device boot;                               // bootDevice
   std::vector<additional_disk> additional_disks;  // additionalDisks
+  // cloneMode: linked, full; "" = linked where the template's storage can, else full. Only new
+  // VMs follow a change, so it is not drift.
+  std::string clone_mode;
   std::vector<std::string> tags;
   metadata_options metadata;  // metadataOptions
   std::vector<security_group> security_groups;

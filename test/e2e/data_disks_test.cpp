@@ -25,8 +25,8 @@ spec:
 )");
   start_controller();
   scale("disks", 1, "250m", "512Mi");
-  ASSERT_TRUE(wait_for([](const cluster_view& v) { return v.running() == 1 && v.vms.size() == 1; },
-                       90s))
+  ASSERT_TRUE(
+      wait_for([](const cluster_view& v) { return v.running() == 1 && v.vms.size() == 1; }, 90s))
       << diagnose();
   const auto vm = view().vms.at(0);
   const auto id = std::to_string(vm.vmid);

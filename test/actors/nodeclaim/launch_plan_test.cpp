@@ -359,6 +359,20 @@ TEST(LaunchPlan, AdditionalDisksAreSizedInGibAndTakeTheBootDevicesStorageByDefau
   EXPECT_EQ(r.data_disks[1].storage, "") << "the region takes the template's disk's storage";
 }
 
+TEST(LaunchPlan, TheCloneModeGoesToTheRegionAndAnUnknownOneIsAnError) {
+  auto nc = provider_class();
+  protocol::launch_request r;
+  ASSERT_TRUE(apply_node_class(r, nc).ok());
+  EXPECT_EQ(r.clone_mode, "") << "none: the region chooses by the template's storage";
+  nc.spec.clone_mode = "full";
+  ASSERT_TRUE(apply_node_class(r, nc).ok());
+  EXPECT_EQ(r.clone_mode, "full");
+  nc.spec.clone_mode = "thin";
+  auto bad = apply_node_class(r, nc);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("cloneMode \"thin\""), std::string::npos);
+}
+
 TEST(LaunchPlan, ABadAdditionalDiskIsAnErrorNamingItsIndexAndField) {
   auto nc = provider_class();
   nc.spec.additional_disks.push_back({"20Gi", "", "", {}, {}, {}});

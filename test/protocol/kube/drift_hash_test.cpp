@@ -63,6 +63,7 @@ TEST(NodeClassHash, InPlaceAndPlacementFieldsNeverChangeIt) {
   after.spec.zone_balance = "Pack";
   after.spec.excluded_zones = {"pve3"};
   after.spec.min_free_cpu = 2;
+  after.spec.clone_mode = "full";  // how new VMs are copied, not what they are
   after.metadata.annotations["unrelated"] = "x";
   EXPECT_EQ(nodeclass_hash(before), nodeclass_hash(after));
 }

@@ -520,3 +520,17 @@ TEST_F(PveSimApi, ADiskWithAnUnknownCacheModeIsRefusedNamingTheOption) {
   auto too_big = sim.api("POST", vm_path(vmid) + "/config", {{"scsi1", "local-lvm:5000"}});
   EXPECT_NE(too_big.reason.find("not enough free space"), std::string::npos) << too_big.body;
 }
+
+TEST(PveSimLinkedClones, ATemplateOnPlainLvmCanOnlyBeClonedInFull) {
+  auto topology = default_topology_yaml();
+  auto at = topology.find("type: lvmthin");
+  ASSERT_NE(at, std::string::npos);
+  topology.replace(at, std::string("type: lvmthin").size(), "type: lvm");
+  sim_fixture sim(0.05, topology);
+  auto linked = sim.api("POST", "/nodes/pve1/qemu/9001/clone", {{"newid", "500"}, {"full", "0"}});
+  EXPECT_EQ(linked.status, 500) << linked.body;
+  EXPECT_EQ(linked.reason,
+            "Linked clone feature is not supported for 'local-lvm:base-9001-disk-0' (scsi0)");
+  EXPECT_EQ(sim.run_task("POST", "/nodes/pve1/qemu/9001/clone", {{"newid", "501"}, {"full", "1"}}),
+            "OK");
+}
