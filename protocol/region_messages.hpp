@@ -53,6 +53,24 @@ typename Inspector::result_type inspect(Inspector& f, security_group_rule& x) {
   return f(caf::meta::type_name("security_group_rule"), x.iface, x.group);
 }
 
+// One ProxmoxNodeClass additionalDisks entry, sized and defaulted: the launch's config write
+// allocates it as the next free scsiN (`<storage>:<size_gib>,cache=..,discard=on,...`).
+struct data_disk {
+  std::uint64_t size_gib = 0;
+  std::string storage;  // "" = the storage of the template's boot disk
+  std::string cache;    // "" = Proxmox's default
+  bool discard = false;
+  bool iothread = false;
+  bool ssd = false;
+  friend bool operator==(const data_disk&, const data_disk&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, data_disk& x) {
+  return f(caf::meta::type_name("data_disk"), x.size_gib, x.storage, x.cache, x.discard, x.iothread,
+           x.ssd);
+}
+
 // --- launch ----------------------------------------------------------------------------------
 
 // Makes (or finds and finishes) the VM of a NodeClaim. The launch is a resumable sequence:
@@ -70,7 +88,11 @@ struct launch_request {
   std::string instance_type;
   int vcpus = 1;
   std::uint64_t memory_mib = 1024;
-  std::uint64_t disk_gib = 0;      // 0: keep the template's disk
+  std::uint64_t disk_gib = 0;         // 0: keep the template's disk
+  std::vector<data_disk> data_disks;  // written in the config call, after the template's disks
+  // The node class's cloneMode: "full" (full=1), "linked", or "" (linked where the template's
+  // disk's storage can hold linked clones, else full).
+  std::string clone_mode;
   std::vector<std::string> zones;  // allowed hosts; empty = any
   std::vector<std::string> excluded_zones;
   std::string template_name;
@@ -106,9 +128,9 @@ struct launch_request {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, launch_request& x) {
   return f(caf::meta::type_name("launch_request"), x.nodeclaim, x.nodepool, x.instance_type,
-           x.vcpus, x.memory_mib, x.disk_gib, x.zones, x.excluded_zones, x.template_name,
-           x.strategy, x.min_free_cpu, x.min_free_memory_mib, x.static_cpu_policy, x.tags,
-           x.security_groups, x.resource_pool, x.ssh_keys, x.expected_vmid, x.cloud_init,
+           x.vcpus, x.memory_mib, x.disk_gib, x.data_disks, x.clone_mode, x.zones, x.excluded_zones,
+           x.template_name, x.strategy, x.min_free_cpu, x.min_free_memory_mib, x.static_cpu_policy,
+           x.tags, x.security_groups, x.resource_pool, x.ssh_keys, x.expected_vmid, x.cloud_init,
            x.agent_join, x.created_unix_ms);
 }
 

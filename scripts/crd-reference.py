@@ -26,6 +26,7 @@ KINDS = {
 DRIFT = "drift (`NodeClassDrifted`): nodes are replaced"
 IN_PLACE = "in place: synced into running VMs, no drift"
 NEW_VMS = "new VMs only: steers placement, no drift"
+NEW_CLONES = "new VMs only: how they are cloned, no drift"
 NEXT_BUILD = "next template build only (existing templates and nodes unchanged)"
 NEW_IMAGE = "new template built; nodes drift (`ImageDrifted`) once it is Ready"
 
@@ -34,6 +35,7 @@ CHANGE = {
     "ProxmoxNodeClass": {
         "spec": DRIFT,
         "spec.placementStrategy": NEW_VMS,
+        "spec.cloneMode": NEW_CLONES,
         "spec.tags": IN_PLACE,
         "spec.securityGroups": IN_PLACE,
         "spec.resourcePool": IN_PLACE,

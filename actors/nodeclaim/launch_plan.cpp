@@ -65,6 +65,10 @@ std::vector<protocol::security_group_rule> security_groups_of(
   return out;
 }
 
+// Proxmox's drive `cache` values.
+const std::vector<std::string> disk_cache_modes = {"none", "writethrough", "writeback", "unsafe",
+                                                   "directsync"};
+
 // "30G", "30Gi" -> 30; "1T", "1Ti" -> 1024. Proxmox means GiB by "G" (the Go provider writes
 // the number with "G" into the resize call).
 std::optional<std::uint64_t> disk_gib(std::string_view size) {
@@ -102,6 +106,28 @@ status apply_node_class(protocol::launch_request& request,
     if (!gib) return invalid("bootDevice.size", spec.boot.size);
     disk = *gib;
   }
+  std::vector<protocol::data_disk> data_disks;
+  for (std::size_t i = 0; i < spec.additional_disks.size(); ++i) {
+    const auto& d = spec.additional_disks[i];
+    const auto field = "additionalDisks[" + std::to_string(i) + "]";
+    auto gib = disk_gib(d.size);
+    if (!gib || *gib == 0) return invalid(field + ".size", d.size);
+    if (!d.cache.empty() && !contains(disk_cache_modes, d.cache)) {
+      return invalid(field + ".cache", d.cache);
+    }
+    protocol::data_disk disk;
+    disk.size_gib = *gib;
+    // The boot disk's storage: bootDevice.storage, else (left empty) the template's disk's.
+    disk.storage = d.storage.empty() ? spec.boot.storage : d.storage;
+    disk.cache = d.cache;
+    disk.discard = d.discard.value_or(false);
+    disk.iothread = d.iothread.value_or(false);
+    disk.ssd = d.ssd.value_or(false);
+    data_disks.push_back(std::move(disk));
+  }
+  if (!spec.clone_mode.empty() && spec.clone_mode != "linked" && spec.clone_mode != "full") {
+    return invalid("cloneMode", spec.clone_mode);
+  }
   if (spec.min_free_cpu && *spec.min_free_cpu < 0) {
     return invalid("minFreeCPU", std::to_string(*spec.min_free_cpu));
   }
@@ -114,6 +140,8 @@ status apply_node_class(protocol::launch_request& request,
   request.min_free_cpu = spec.min_free_cpu ? static_cast<int>(*spec.min_free_cpu) : 0;
   request.min_free_memory_mib = min_free_memory_mib;
   request.disk_gib = disk;
+  request.data_disks = std::move(data_disks);
+  request.clone_mode = spec.clone_mode;
   request.tags = spec.tags;
   request.security_groups = security_groups_of(node_class);
   request.resource_pool = spec.resource_pool;

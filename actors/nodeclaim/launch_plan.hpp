@@ -86,9 +86,11 @@ cloudinit::nocloud_plan make_iso_plan(const kube::node_claim& claim,
 
 // The node class's part of a launch request: placement strategy (zoneBalance), excluded zones,
 // minFreeCPU/minFreeMemory, the boot disk size (bootDevice.size, "30G"/"30Gi" = 30 GiB, T/Ti =
-// 1024 GiB, as Proxmox sizes disks), tags, securityGroups (interface defaults to net0) and
-// resourcePool, sshKeys (for Proxmox's `sshkeys` unless the type is cdrom) and the checks of
-// validate_kproximate_fields. The claim's own zone limits (zones_for) are not touched. Errors
+// 1024 GiB, as Proxmox sizes disks), the additionalDisks (sized the same way; storage defaults
+// to bootDevice.storage, else the region takes the template's disk's), cloneMode (linked, full or
+// none), tags, securityGroups (interface defaults to net0) and resourcePool, sshKeys (for Proxmox's
+// `sshkeys` unless the type is cdrom) and the checks of validate_kproximate_fields. The claim's own
+// zone limits (zones_for) are not touched. Errors
 // ("invalid_node_class") name the field and the value; the request is then unchanged.
 status apply_node_class(protocol::launch_request& request,
                         const kube::proxmox_node_class& node_class);

@@ -243,6 +243,9 @@ void refresh(self_ptr self) {
                           }
                           for (const auto& res : *r) {
                             if (res.type == "storage") {
+                              if (!res.plugintype.empty()) {
+                                st.storage_types[res.storage] = res.plugintype;
+                              }
                               bool iso = res.content.find("iso") != std::string::npos;
                               auto h = hosts.find(res.node);
                               if (iso && h != hosts.end() && res.status == "available") {

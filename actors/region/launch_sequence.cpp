@@ -7,6 +7,8 @@
 // no write beyond what that step needs, and the reply is ok only once the VM runs.
 #include <cstdio>
 
+#include "actors/region/clone_kind.hpp"
+#include "actors/region/data_disks.hpp"
 #include "actors/region/inventory.hpp"
 #include "actors/region/region_state.hpp"
 #include "core/cloudinit/vm_render.hpp"
@@ -76,6 +78,26 @@ std::function<void(status)> then(self_ptr self, std::shared_ptr<launch_op> op,
 
 // --- steps -------------------------------------------------------------------------------------
 
+// Full or linked (clone_kind.hpp), from the template as the inventory knows it: a source that
+// is not a template is always copied in full.
+result<bool> clone_kind_for(const region_state& st, const launch_op& op) {
+  auto tmpl = st.vms.find(op.template_vmid);
+  if (tmpl == st.vms.end() || !tmpl->second.is_template) {
+    return full_clone(op.req.clone_mode == "linked" ? "" : op.req.clone_mode, false, "", "");
+  }
+  std::string volume, type;
+  if (tmpl->second.config) {
+    if (auto boot = boot_disk(*tmpl->second.config)) {
+      volume = tmpl->second.config->drives.at(*boot).volume;
+      if (auto t = st.storage_types.find(volume.substr(0, volume.find(':')));
+          t != st.storage_types.end()) {
+        type = t->second;
+      }
+    }
+  }
+  return full_clone(op.req.clone_mode, true, type, volume);
+}
+
 void clone_vm(self_ptr self, std::shared_ptr<launch_op> op) {
   auto& st = self->state;
   proxmox::clone_request c;
@@ -85,8 +107,9 @@ void clone_vm(self_ptr self, std::shared_ptr<launch_op> op) {
   c.name = op->req.nodeclaim;
   // The mark is written by the clone itself: a crash right after it leaves a VM we recognise.
   c.description = ownership::format_ownership_mark(mark_for(st, *op));
-  auto tmpl = st.vms.find(op->template_vmid);
-  c.full = tmpl == st.vms.end() || !tmpl->second.is_template;  // linked from a template
+  auto full = clone_kind_for(st, *op);
+  if (!full) return fail_launch(self, op, {full.error().code, full.error().message});
+  c.full = *full;
   c.pool = op->req.resource_pool;  // pool membership in the clone call: no extra request
   ++op->clone_attempts;
   st.api->clone_vm(c, bounce<proxmox::upid>(self, [self, op](result<proxmox::upid> r) {
@@ -186,6 +209,7 @@ proxmox::vm_config_update config_update(region_state& st, const launch_op& op) {
     u.sshkeys = keys;
   }
   if (!op.iso_volid.empty()) u.drives["ide2"] = proxmox::cdrom_drive(op.iso_volid);
+  for (const auto& [key, drive] : op.data_drives) u.drives[key] = drive;
   if (op.pinning) {
     u.numa = true;
     std::uint64_t total_mib = req.memory_mib, given = 0;
@@ -215,9 +239,19 @@ proxmox::vm_config_update config_update(region_state& st, const launch_op& op) {
   return u;
 }
 
+// The additionalDisks as drives after the disks of the config the clone started from (the
+// template's, or a resumed clone's own before its config call).
+region_error plan_data_disks(launch_op& op) {
+  auto drives = data_disk_drives(op.base_config.value_or(proxmox::vm_config{}), op.req.data_disks);
+  if (!drives) return {drives.error().code, drives.error().message};
+  op.data_drives = std::move(*drives);
+  return {};
+}
+
 void step_config(self_ptr self, std::shared_ptr<launch_op> op) {
   auto& st = self->state;
   if (configured(*op)) return step_resize(self, op);
+  if (auto e = plan_data_disks(*op); !e.code.empty()) return fail_launch(self, op, e);
   mark_resumed_at(*op, launch_step::config);
   st.api->update_vm_config(op->host, op->vmid, config_update(st, *op),
                            bounce<std::optional<proxmox::upid>>(
@@ -486,6 +520,8 @@ void begin_launch(self_ptr self, std::shared_ptr<launch_op> op) {
   op->resumed = false;
   op->vmid = 0;
   if (auto e = place_new_vm(self, *op); !e.code.empty()) return fail_launch(self, op, e);
+  // Disks that cannot be written fail here, before a clone is made for nothing.
+  if (auto e = plan_data_disks(*op); !e.code.empty()) return fail_launch(self, op, e);
   clone_vm(self, op);
 }
 

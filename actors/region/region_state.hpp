@@ -91,11 +91,12 @@ struct launch_op {
   // What the config call derives the VM's NICs and address from: the template's config for a
   // new VM, the VM's own (still the template's) when a launch resumes before its config call.
   std::optional<proxmox::vm_config> base_config;
-  std::optional<proxmox::vm_config> current;  // the VM's config as last read (resume)
-  std::string ipconfig0;                      // written in the config call
-  std::string ip_address;                     // held in the IPAM ("" when none)
-  std::vector<cloudinit::vm_nic> nics;        // the VM's NICs with our MACs and addresses
-  bool started_now = false;                   // this launch started the VM
+  std::optional<proxmox::vm_config> current;          // the VM's config as last read (resume)
+  std::map<std::string, proxmox::drive> data_drives;  // additionalDisks, for the config call
+  std::string ipconfig0;                              // written in the config call
+  std::string ip_address;                             // held in the IPAM ("" when none)
+  std::vector<cloudinit::vm_nic> nics;                // the VM's NICs with our MACs and addresses
+  bool started_now = false;                           // this launch started the VM
   // Join through the guest agent: the rendered command (holds the bootstrap token: never
   // logged), the deadline and next poll interval, the exec's pid, the last agent error.
   std::string join_command;
@@ -116,6 +117,9 @@ struct region_state {
   std::shared_ptr<proxmox::api> api;
   region_settings cfg;
   std::map<std::string, host_record> hosts;
+  // Each storage's plugin type by name, from /cluster/resources: whether it can hold linked
+  // clones (clone_kind.hpp).
+  std::map<std::string, std::string> storage_types;
   std::map<std::uint32_t, vm_record> vms;
   std::vector<placement::host_state> placement_hosts;
   std::map<std::uint32_t, std::pair<std::string, placement::vm_allocation>> reserved;

@@ -131,6 +131,16 @@ void fields(IO& io, boot_device& v) {
 }
 
 template <class IO>
+void fields(IO& io, additional_disk& v) {
+  io("size", v.size, {.required = true, .number_as_text = true});
+  io("storage", v.storage);
+  io("cache", v.cache);
+  io("discard", v.discard);
+  io("iothread", v.iothread);
+  io("ssd", v.ssd);
+}
+
+template <class IO>
 void fields(IO& io, metadata_options& v) {
   io("type", v.type);
   io("templatesRef", v.templates_ref);
@@ -156,6 +166,8 @@ void fields(IO& io, proxmox_node_class_spec& v) {
   io("instanceTemplateRef", v.instance_template_ref, {.required = true});
   io("kubeletConfiguration", v.kubelet);
   io("bootDevice", v.boot);
+  io("additionalDisks", v.additional_disks);
+  io("cloneMode", v.clone_mode);
   io("tags", v.tags);
   io("metadataOptions", v.metadata);
   io("securityGroups", v.security_groups);
@@ -287,6 +299,7 @@ KP_KUBE_INSTANTIATE_FIELDS(kp::kube::node_pool)
 KP_KUBE_INSTANTIATE_FIELDS(kp::kube::kubelet_configuration)
 KP_KUBE_INSTANTIATE_FIELDS(kp::kube::instance_template_reference)
 KP_KUBE_INSTANTIATE_FIELDS(kp::kube::boot_device)
+KP_KUBE_INSTANTIATE_FIELDS(kp::kube::additional_disk)
 KP_KUBE_INSTANTIATE_FIELDS(kp::kube::metadata_options)
 KP_KUBE_INSTANTIATE_FIELDS(kp::kube::security_group)
 KP_KUBE_INSTANTIATE_FIELDS(kp::kube::proxmox_node_class_spec)

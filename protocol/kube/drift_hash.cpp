@@ -95,6 +95,8 @@ std::string nodeclass_hash(const proxmox_node_class& node_class) {
   s.excluded_zones.clear();
   s.min_free_cpu.reset();
   s.min_free_memory.clear();
+  // The clone kind only matters while a VM is made: a running VM is the same either way.
+  s.clone_mode.clear();
   return std::to_string(fnv_add(fnv_offset, encode(drifting)));
 }
 

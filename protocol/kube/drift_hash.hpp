@@ -6,7 +6,8 @@
 //   Requirements are not part of it (requirement drift is computed on its own), as in Karpenter.
 // - nodeclass_hash: what a running VM cannot take in place. Tags, firewall groups and the pool
 //   are synced into running VMs and the placement fields only steer new VMs, so changing them
-//   never drifts a node; everything else (template, boot disk, kubelet, cloud-init, join, node
+//   never drifts a node; neither does cloneMode (how a new VM is copied, not what it is);
+//   everything else (template, boot disk, kubelet, cloud-init, join, node
 //   labels, SSH keys) does.
 #include <string>
 

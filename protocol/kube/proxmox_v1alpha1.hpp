@@ -41,6 +41,18 @@ struct boot_device {
   friend bool operator==(const boot_device&, const boot_device&) = default;
 };
 
+// One additionalDisks entry: a data disk the launch's config write allocates as the next free
+// scsiN. Unset options are Proxmox's defaults.
+struct additional_disk {
+  std::string size;     // "20Gi", as bootDevice.size
+  std::string storage;  // "" = the boot disk's storage
+  std::string cache;    // none, writethrough, writeback, unsafe, directsync; "" = default
+  std::optional<bool> discard;
+  std::optional<bool> iothread;
+  std::optional<bool> ssd;
+  friend bool operator==(const additional_disk&, const additional_disk&) = default;
+};
+
 struct metadata_options {
   std::string type;  // none, cdrom, guestAgent
   std::optional<secret_reference> templates_ref;
@@ -66,8 +78,12 @@ struct proxmox_node_class_spec {
   std::optional<std::int64_t> min_free_cpu;
   std::string min_free_memory;  // a quantity, "" = none
   instance_template_reference instance_template_ref;
-  std::optional<kubelet_configuration> kubelet;  // kubeletConfiguration
-  boot_device boot;                              // bootDevice
+  std::optional<kubelet_configuration> kubelet;   // kubeletConfiguration
+  boot_device boot;                               // bootDevice
+  std::vector<additional_disk> additional_disks;  // additionalDisks
+  // cloneMode: linked, full; "" = linked where the template's storage can, else full. Only new
+  // VMs follow a change, so it is not drift.
+  std::string clone_mode;
   std::vector<std::string> tags;
   metadata_options metadata;  // metadataOptions
   std::vector<security_group> security_groups;

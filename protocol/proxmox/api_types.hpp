@@ -31,7 +31,8 @@ struct cluster_resource {
   std::string pool;
   std::string lock;
   std::string storage;
-  std::string content;  // storage: "images,rootdir"
+  std::string content;     // storage: "images,rootdir"
+  std::string plugintype;  // storage: lvmthin, lvm, zfspool, dir, nfs, rbd, ...
   bool shared = false;
   double cpu = 0;  // load 0..1 (times maxcpu for CPUs in use)
   double maxcpu = 0;

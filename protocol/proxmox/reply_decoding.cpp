@@ -117,6 +117,7 @@ result<std::vector<cluster_resource>> decode_cluster_resources(const json::value
     r.lock = text(o, "lock");
     r.storage = text(o, "storage");
     r.content = text(o, "content");
+    r.plugintype = text(o, "plugintype");
     r.shared = flag(o, "shared");
     r.cpu = real(o, "cpu");
     r.maxcpu = real(o, "maxcpu");

@@ -1,6 +1,8 @@
 // Cluster endpoints: version, cluster status, resources and nextid.
 #include "sim/pve/cluster_api.hpp"
 
+#include <algorithm>
+
 #include "sim/pve/api_router.hpp"
 #include "sim/pve/node_api.hpp"
 #include "sim/pve/parameter_checks.hpp"
@@ -138,7 +140,8 @@ api_reply cluster_api::resources(api_call& c) {
                        {"content", content}};
         if (up) {
           o["maxdisk"] = static_cast<std::int64_t>(s->size);
-          o["disk"] = static_cast<std::int64_t>(s->size / 10);
+          o["disk"] =
+              static_cast<std::int64_t>(std::min(s->size, world_.storage_used(h.name, sname)));
         }
         out.push_back(std::move(o));
       }

@@ -65,6 +65,36 @@ status check_numa_entry(const std::string& key, const std::string& value) {
   return {};
 }
 
+// A disk's cache, discard, iothread and ssd options, as qemu-server's drive format checks them.
+status check_drive_options(const std::string& key, const std::string& value) {
+  auto sub = [&](const std::string& prop, const std::string& why) {
+    return make_error("param:" + key,
+                      invalid_format("format error\n" + key + "." + prop + ": " + why));
+  };
+  auto enumeration = [&](const std::string& prop, const std::string& v,
+                         const std::set<std::string>& allowed, const std::string& listed) {
+    return allowed.count(v)
+               ? status{}
+               : sub(prop,
+                     "value '" + v + "' does not have a value in the enumeration '" + listed + "'");
+  };
+  for (const auto& [prop, v] : parse_property_string(value, "file")) {
+    status st;
+    if (prop == "cache") {
+      st = enumeration(prop, v, {"none", "writethrough", "writeback", "unsafe", "directsync"},
+                       "none, writethrough, writeback, unsafe, directsync");
+    } else if (prop == "discard") {
+      st = enumeration(prop, v, {"on", "ignore"}, "ignore, on");
+    } else if (prop == "iothread" || prop == "ssd") {
+      request_params tmp;
+      tmp.add("v", v);
+      if (!tmp.get_bool("v")) st = sub(prop, type_check_failed("boolean", v));
+    }
+    if (!st) return st;
+  }
+  return {};
+}
+
 }  // namespace
 
 void qemu_config_api::add_routes(api_router& router) {
@@ -134,6 +164,7 @@ status qemu_config_api::normalize(api_call& c, vm_state& vm, const std::string& 
     auto volid = drive_volid(value);
     if (volid.empty()) return make_error("param:" + key, "invalid format - format error");
     if (is_cdrom(value) || volid == "none" || volid == "cdrom") return {};
+    if (auto checked = check_drive_options(key, value); !checked) return checked;
     auto colon = volid.find(':');
     std::string storage = colon == std::string::npos ? "" : volid.substr(0, colon);
     std::string rest = colon == std::string::npos ? volid : volid.substr(colon + 1);
@@ -148,7 +179,8 @@ status qemu_config_api::normalize(api_call& c, vm_state& vm, const std::string& 
       return make_error("500", "storage '" + storage + "' does not support content-type 'images'");
     if (world_.faults().storage_unreachable(vm.node, storage))
       return make_error("500", "storage '" + storage + "' is not online");
-    if (*gib > (st->size >> 30))
+    const std::uint64_t used = std::min(st->size, world_.storage_used(vm.node, storage));
+    if (*gib > (st->size >> 30) || (*gib << 30) > st->size - used)
       return make_error(
           "500", "unable to create image: not enough free space on storage '" + storage + "'");
     std::uint64_t size = *gib << 30;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "sim/pve/api_router.hpp"
 #include "sim/pve/guest_fleet.hpp"
@@ -23,6 +24,18 @@ bool is_copied_disk(const std::string& key, const std::string& value) {
   if (!is_drive_key(key) || is_cdrom(value) || key.rfind("unused", 0) == 0) return false;
   auto volid = drive_volid(value);
   return volid.find(':') != std::string::npos && volid.find("cloudinit") == std::string::npos;
+}
+
+// The storage `clone` feature for a linked clone of `volid` (PVE::Storage volume_has_feature):
+// thin storages have it, file storages only for qcow2 images; plain lvm and the rest do not.
+bool can_link(const storage_spec* st, const std::string& volid) {
+  if (st == nullptr) return false;
+  static const std::set<std::string> thin = {"lvmthin", "zfspool", "rbd", "btrfs"};
+  static const std::set<std::string> files = {"dir", "nfs", "cifs", "glusterfs", "cephfs"};
+  if (thin.count(st->type)) return true;
+  const std::string qcow2 = ".qcow2";
+  return files.count(st->type) && volid.size() >= qcow2.size() &&
+         volid.compare(volid.size() - qcow2.size(), qcow2.size(), qcow2) == 0;
 }
 
 }  // namespace
@@ -141,7 +154,9 @@ api_reply qemu_lifecycle_api::clone(api_call& c) {
   if (!full) {
     if (storage) return api_reply::fail(500, "parameter 'storage' not allowed for linked clones");
     if (format) return api_reply::fail(500, "parameter 'format' not allowed for linked clones");
-    if (!is_template && !first_volid.empty())
+    if (!first_volid.empty() &&
+        (!is_template ||
+         !can_link(topo.find_storage(first_volid.substr(0, first_volid.find(':'))), first_volid)))
       return api_reply::fail(500, "Linked clone feature is not supported for '" + first_volid +
                                       "' (" + first_disk_key + ")");
   }

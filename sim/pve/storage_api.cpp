@@ -133,11 +133,13 @@ api_reply storage_api::get_storage_list(api_call& c) {
     json::object o{{"storage", name},      {"type", s->type}, {"content", content},
                    {"active", up ? 1 : 0}, {"enabled", 1},    {"shared", s->shared ? 1 : 0}};
     if (up) {
-      std::int64_t total = static_cast<std::int64_t>(s->size), used = total / 10;
+      std::int64_t total = static_cast<std::int64_t>(s->size);
+      std::int64_t used =
+          std::min(total, static_cast<std::int64_t>(world_.storage_used(h.name, name)));
       o["total"] = total;
       o["used"] = used;
       o["avail"] = total - used;
-      o["used_fraction"] = 0.1;
+      o["used_fraction"] = total > 0 ? static_cast<double>(used) / static_cast<double>(total) : 0.0;
     }
     out.push_back(std::move(o));
   }

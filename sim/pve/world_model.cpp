@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <set>
 
 #include "sim/pve/guest_fleet.hpp"
 #include "sim/pve/number_text.hpp"
@@ -174,6 +175,27 @@ std::optional<std::filesystem::path> world_model::volume_file(const std::string&
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
   return path;
+}
+
+std::uint64_t world_model::storage_used(const std::string& node, const std::string& storage) const {
+  const auto* st = topo().find_storage(storage);
+  const bool shared = st != nullptr && st->shared;
+  std::set<std::string> counted;
+  std::uint64_t used = 0;
+  for (const auto& [id, vm] : vms) {
+    if (vm.node != node && !shared) continue;
+    for (const auto* config : {&vm.config, &vm.pending}) {
+      for (const auto& [key, value] : *config) {
+        if (!is_drive_key(key) || is_cdrom(value)) continue;
+        auto volid = drive_volid(value);
+        if (volid.rfind(storage + ":", 0) != 0 || volid.find('/') != std::string::npos ||
+            volid.find("cloudinit") != std::string::npos)
+          continue;
+        if (counted.insert(volid).second) used += drive_size(value);
+      }
+    }
+  }
+  return used;
 }
 
 host_usage world_model::usage_of(const std::string& node) const {

@@ -137,6 +137,10 @@ class world_model {
   std::optional<std::filesystem::path> volume_file(const std::string& node,
                                                    const std::string& volid) const;
   host_usage usage_of(const std::string& node) const;
+  // Bytes the volumes on `storage` take as `node` sees it (every VM's on a shared storage):
+  // VM and template disks at their size. A linked clone's volume shares its template's base
+  // volume (thin), so it adds nothing; CD-ROMs and cloud-init drives are not volumes here.
+  std::uint64_t storage_used(const std::string& node, const std::string& storage) const;
 
   // Boots the simulated guest of a VM that just started; `extended_resources` are what its
   // Node advertises besides cpu and memory (a device plugin's resources).

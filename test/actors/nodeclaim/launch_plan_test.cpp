@@ -344,6 +344,54 @@ TEST(LaunchPlan, BootDiskSizesAreGibAndNonsenseIsAnErrorNamingTheField) {
   EXPECT_NE(bad.error().message.find("minFreeMemory"), std::string::npos);
 }
 
+TEST(LaunchPlan, AdditionalDisksAreSizedInGibAndTakeTheBootDevicesStorageByDefault) {
+  auto nc = provider_class();
+  nc.spec.boot.storage = "zfs";
+  nc.spec.additional_disks.push_back({"20Gi", "local-lvm", "none", true, true, true});
+  nc.spec.additional_disks.push_back({"1T", "", "", std::nullopt, false, std::nullopt});
+  protocol::launch_request r;
+  ASSERT_TRUE(apply_node_class(r, nc).ok());
+  ASSERT_EQ(r.data_disks.size(), 2u);
+  EXPECT_EQ(r.data_disks[0], (protocol::data_disk{20, "local-lvm", "none", true, true, true}));
+  EXPECT_EQ(r.data_disks[1], (protocol::data_disk{1024, "zfs", "", false, false, false}));
+  nc.spec.boot.storage.clear();
+  ASSERT_TRUE(apply_node_class(r, nc).ok());
+  EXPECT_EQ(r.data_disks[1].storage, "") << "the region takes the template's disk's storage";
+}
+
+TEST(LaunchPlan, TheCloneModeGoesToTheRegionAndAnUnknownOneIsAnError) {
+  auto nc = provider_class();
+  protocol::launch_request r;
+  ASSERT_TRUE(apply_node_class(r, nc).ok());
+  EXPECT_EQ(r.clone_mode, "") << "none: the region chooses by the template's storage";
+  nc.spec.clone_mode = "full";
+  ASSERT_TRUE(apply_node_class(r, nc).ok());
+  EXPECT_EQ(r.clone_mode, "full");
+  nc.spec.clone_mode = "thin";
+  auto bad = apply_node_class(r, nc);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("cloneMode \"thin\""), std::string::npos);
+}
+
+TEST(LaunchPlan, ABadAdditionalDiskIsAnErrorNamingItsIndexAndField) {
+  auto nc = provider_class();
+  nc.spec.additional_disks.push_back({"20Gi", "", "", {}, {}, {}});
+  nc.spec.additional_disks.push_back({"20MB", "", "", {}, {}, {}});
+  protocol::launch_request untouched;
+  auto bad = apply_node_class(untouched, nc);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, "invalid_node_class");
+  EXPECT_NE(bad.error().message.find("additionalDisks[1].size \"20MB\""), std::string::npos)
+      << bad.error().message;
+  EXPECT_TRUE(untouched.data_disks.empty());
+  nc.spec.additional_disks[1] = {"0G", "", "", {}, {}, {}};
+  EXPECT_FALSE(apply_node_class(untouched, nc).ok()) << "a disk of 0 GiB is no disk";
+  nc.spec.additional_disks[1] = {"10G", "", "fast", {}, {}, {}};
+  bad = apply_node_class(untouched, nc);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("additionalDisks[1].cache"), std::string::npos);
+}
+
 TEST(ClaimConditions, TheTransitionTimeMovesOnlyWhenTheStatusChanges) {
   std::vector<kube::condition> cs;
   EXPECT_TRUE(set_condition(cs, "Launched", "False", "TemplateNotFound", "m", "t1"));

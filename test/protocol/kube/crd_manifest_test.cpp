@@ -265,6 +265,18 @@ spec:
   auto bad_disk = YAML::Load(
       "spec: {instanceTemplateRef: {kind: ProxmoxTemplate, name: t}, bootDevice: {size: 30GB}}\n");
   EXPECT_NE(validate(bad_disk, nc, "").find("bootDevice.size"), std::string::npos);
+  auto disks = YAML::Load(
+      "spec: {instanceTemplateRef: {kind: ProxmoxTemplate, name: t}, additionalDisks: [{size: "
+      "20Gi, storage: local-lvm, cache: none, discard: true, iothread: true, ssd: true}]}\n");
+  EXPECT_EQ(validate(disks, nc, ""), "");
+  auto no_size = YAML::Load(
+      "spec: {instanceTemplateRef: {kind: ProxmoxTemplate, name: t}, additionalDisks: [{storage: "
+      "local-lvm}]}\n");
+  EXPECT_NE(validate(no_size, nc, "").find("additionalDisks"), std::string::npos);
+  auto bad_cache = YAML::Load(
+      "spec: {instanceTemplateRef: {kind: ProxmoxTemplate, name: t}, additionalDisks: [{size: "
+      "20Gi, cache: fast}]}\n");
+  EXPECT_NE(validate(bad_cache, nc, "").find("cache"), std::string::npos);
 }
 
 TEST(CrdManifests, theNodeClassTakesKproximatesFieldsAndRefusesBadOnesNamingThem) {

@@ -164,6 +164,18 @@ TEST(CrdStrictness, TheProviderKindsMatchTheGoProvidersSchema) {
   EXPECT_TRUE(size["x-kubernetes-int-or-string"].as<bool>());
   EXPECT_EQ(size["allOf"][1]["pattern"].as<std::string>(), "^\\d+(T|G|Ti|Gi)$");
   EXPECT_EQ(at(nc, "spec.securityGroups.[].interface")["pattern"].as<std::string>(), "net[0-9]+");
+  auto disk = at(nc, "spec.additionalDisks.[]");
+  EXPECT_EQ(strings(disk["required"]), (std::vector<std::string>{"size"}));
+  EXPECT_EQ(at(disk, "size")["allOf"][1]["pattern"].as<std::string>(), "^\\d+(T|G|Ti|Gi)$")
+      << "the same sizes as bootDevice.size";
+  EXPECT_EQ(at(disk, "storage")["maxLength"].as<int>(), 30);
+  EXPECT_TRUE(at(disk, "storage")["pattern"]);
+  EXPECT_EQ(strings(at(disk, "cache")["enum"]),
+            (std::vector<std::string>{"none", "writethrough", "writeback", "unsafe", "directsync"}));
+  for (const char* flag : {"discard", "iothread", "ssd"}) {
+    EXPECT_EQ(at(disk, flag)["type"].as<std::string>(), "boolean") << flag;
+  }
+  EXPECT_TRUE(at(nc, "spec.additionalDisks")["maxItems"]);
   auto tmpl = schema(crds.at("ProxmoxTemplate"));
   for (const char* f : {"name", "address4", "address6", "gateway4", "gateway6"}) {
     EXPECT_EQ(at(tmpl, std::string("spec.network.[].") + f)["minLength"].as<int>(), 1) << f;

@@ -63,6 +63,7 @@ TEST(NodeClassHash, InPlaceAndPlacementFieldsNeverChangeIt) {
   after.spec.zone_balance = "Pack";
   after.spec.excluded_zones = {"pve3"};
   after.spec.min_free_cpu = 2;
+  after.spec.clone_mode = "full";  // how new VMs are copied, not what they are
   after.metadata.annotations["unrelated"] = "x";
   EXPECT_EQ(nodeclass_hash(before), nodeclass_hash(after));
 }
@@ -76,9 +77,25 @@ TEST(NodeClassHash, WhatARunningVmCannotTakeChangesIt) {
   tmpl.spec.instance_template_ref.name = "k8s-2";
   auto keys = base;
   keys.spec.ssh_keys = {"ssh-ed25519 AAAA user"};
-  for (const auto* changed : {&kubelet, &tmpl, &keys}) {
+  auto disks = base;
+  disks.spec.additional_disks.push_back({"20Gi", "local-lvm", "", {}, {}, {}});
+  auto bigger = disks;
+  bigger.spec.additional_disks[0].size = "40Gi";
+  EXPECT_NE(nodeclass_hash(disks), nodeclass_hash(bigger)) << "a resized data disk drifts";
+  auto ssd = disks;
+  ssd.spec.additional_disks[0].ssd = true;
+  EXPECT_NE(nodeclass_hash(disks), nodeclass_hash(ssd));
+  for (const auto* changed : {&kubelet, &tmpl, &keys, &disks}) {
     EXPECT_NE(nodeclass_hash(base), nodeclass_hash(*changed));
   }
+}
+
+// The value a node class without additionalDisks or cloneMode hashed to before either field
+// existed: new optional fields must leave it alone, or every running cluster drifts on upgrade.
+TEST(NodeClassHash, ANodeClassWithoutTheNewerFieldsKeepsItsEarlierHash) {
+  auto nc = node_class();
+  nc.spec.boot = {"30G", "local-lvm"};
+  EXPECT_EQ(nodeclass_hash(nc), "3768667570298569945");
 }
 
 TEST(NodeClassHash, IsCurrentOnlyWithItsValueAndOurVersion) {

@@ -485,3 +485,52 @@ TEST_F(PveSimApi, AFailedCloneTaskLeavesNoVmAndNoLockBehind) {
   // The template is writable again: its shared clone lock was released.
   EXPECT_EQ(sim.api("PUT", "/nodes/pve1/qemu/9001/config", {{"description", "x"}}).status, 200);
 }
+
+TEST_F(PveSimApi, ADiskInAConfigWriteIsAllocatedCountedInItsStorageAndFreedWithTheVm) {
+  auto used = [&] {
+    auto r = sim.api("GET", "/nodes/pve1/storage", {{"storage", "local-lvm"}});
+    return r.data().as_array().at(0).at("used").to_number<std::int64_t>();
+  };
+  const auto without_vm = used();
+  int vmid = clone_template();
+  const auto before = used();
+  EXPECT_GT(before, without_vm) << "a full clone's disk is a volume of its own";
+  EXPECT_EQ(sim.run_task("POST", vm_path(vmid) + "/config",
+                         {{"scsi1", "local-lvm:20,cache=none,discard=on,iothread=1,ssd=1"}}),
+            "OK");
+  const std::string volid = "local-lvm:vm-" + std::to_string(vmid) + "-disk-1";
+  auto cfg = sim.api("GET", vm_path(vmid) + "/config");
+  EXPECT_EQ(cfg.data().at("scsi1").as_string(),
+            volid + ",cache=none,discard=on,iothread=1,ssd=1,size=20G");
+  EXPECT_EQ(used() - before, std::int64_t{20} << 30);
+  bool listed = false;
+  auto content = sim.api("GET", "/nodes/pve1/storage/local-lvm/content");
+  for (const auto& v : content.data().as_array())
+    listed = listed || v.at("volid").as_string() == volid;
+  EXPECT_TRUE(listed) << content.body;
+  EXPECT_EQ(sim.run_task("DELETE", vm_path(vmid)), "OK");
+  EXPECT_EQ(used(), without_vm) << "destroying the VM frees its volumes";
+}
+
+TEST_F(PveSimApi, ADiskWithAnUnknownCacheModeIsRefusedNamingTheOption) {
+  int vmid = clone_template();
+  auto r = sim.api("POST", vm_path(vmid) + "/config", {{"scsi1", "local-lvm:20,cache=fast"}});
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_NE(r.body.find("scsi1.cache"), std::string::npos) << r.body;
+  auto too_big = sim.api("POST", vm_path(vmid) + "/config", {{"scsi1", "local-lvm:5000"}});
+  EXPECT_NE(too_big.reason.find("not enough free space"), std::string::npos) << too_big.body;
+}
+
+TEST(PveSimLinkedClones, ATemplateOnPlainLvmCanOnlyBeClonedInFull) {
+  auto topology = default_topology_yaml();
+  auto at = topology.find("type: lvmthin");
+  ASSERT_NE(at, std::string::npos);
+  topology.replace(at, std::string("type: lvmthin").size(), "type: lvm");
+  sim_fixture sim(0.05, topology);
+  auto linked = sim.api("POST", "/nodes/pve1/qemu/9001/clone", {{"newid", "500"}, {"full", "0"}});
+  EXPECT_EQ(linked.status, 500) << linked.body;
+  EXPECT_EQ(linked.reason,
+            "Linked clone feature is not supported for 'local-lvm:base-9001-disk-0' (scsi0)");
+  EXPECT_EQ(sim.run_task("POST", "/nodes/pve1/qemu/9001/clone", {{"newid", "501"}, {"full", "1"}}),
+            "OK");
+}

@@ -1,0 +1,59 @@
+// cloneMode end to end: by default the VM is a linked clone of the template (its disk names the
+// template's base volume, as on lvmthin); with cloneMode full it is a copy of its own.
+#include <boost/json.hpp>
+
+#include <string>
+
+#include "test/e2e/e2e_support.hpp"
+
+namespace kp::e2e {
+namespace {
+
+class clone_mode : public e2e_test {
+ protected:
+  // The scsi0 volume of the one VM the controller made.
+  std::string boot_volume() {
+    const auto vm = view().vms.at(0);
+    auto r =
+        world->pve_api("GET", "/nodes/" + vm.node + "/qemu/" + std::to_string(vm.vmid) + "/config",
+                       "/nodes/{node}/qemu/{vmid}/config");
+    if (!r.ok() || !r->ok()) return "unreadable";
+    auto body = r->json();
+    std::string disk(body.at("data").at("scsi0").as_string());
+    return disk.substr(0, disk.find(','));
+  }
+  void launch_one(const std::string& clone_mode_line) {
+    apply(R"(apiVersion: karpenter.proxmox.sinextra.dev/v1alpha1
+kind: ProxmoxNodeClass
+metadata: {name: default}
+spec:
+  tags: [lab]
+  instanceTemplateRef: {kind: ProxmoxUnmanagedTemplate, name: k8s-template}
+  metadataOptions: {type: cdrom}
+)" + clone_mode_line);
+    start_controller();
+    scale("one", 1, "250m", "512Mi");
+  }
+};
+
+TEST_F(clone_mode, withoutCloneModeTheVmIsALinkedCloneOfTheTemplate) {
+  KP_E2E_START();
+  launch_one("");
+  ASSERT_TRUE(
+      wait_for([](const cluster_view& v) { return v.running() == 1 && v.vms.size() == 1; }, 90s))
+      << diagnose();
+  EXPECT_NE(boot_volume().find("base-"), std::string::npos) << boot_volume();
+}
+
+TEST_F(clone_mode, cloneModeFullMakesACopyOfItsOwn) {
+  KP_E2E_START();
+  launch_one("  cloneMode: full\n");
+  ASSERT_TRUE(
+      wait_for([](const cluster_view& v) { return v.running() == 1 && v.vms.size() == 1; }, 90s))
+      << diagnose();
+  const auto id = std::to_string(view().vms.at(0).vmid);
+  EXPECT_EQ(boot_volume(), "local-lvm:vm-" + id + "-disk-0");
+}
+
+}  // namespace
+}  // namespace kp::e2e
