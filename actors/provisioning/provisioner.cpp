@@ -57,6 +57,8 @@ struct provisioner_state {
   // deleting or gone (counted as deleting meanwhile, so no second one goes too).
   std::set<std::string> static_deletes;
   bool static_retry_scheduled = false;
+  bool static_offerings_pending = false;
+  std::map<std::string, std::int64_t> static_held_back;  // pools held by limits.nodes (logged)
   std::mt19937_64 rng{std::random_device{}()};
   obs::logger log{"provisioner"};
   static inline const char* name = "provisioner";
@@ -103,6 +105,10 @@ std::string fresh_name(provisioner_state& st, const std::string& pool) {
 
 void send_create(provisioner_pointer self, std::shared_ptr<env> e, const std::string& name);
 void schedule_static_retry(provisioner_pointer self, std::shared_ptr<env> e);
+void with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
+                    std::function<void(const std::vector<instance_types::instance_type>&)> then);
+void reconcile_static(provisioner_pointer self, std::shared_ptr<env> e,
+                      const std::vector<instance_types::instance_type>* offered = nullptr);
 
 // The API server answered a create.
 void on_created(provisioner_pointer self, std::shared_ptr<env> e, const std::string& name,
@@ -302,7 +308,9 @@ void run_batch(provisioner_pointer self, std::shared_ptr<env> e, const protocol:
 // Static NodePools (StaticCapacity gate, Karpenter's static provisioning and deprovisioning
 // controllers): on every synced snapshot, create the NodeClaims a pool lacks from its template
 // and delete its surplus through the normal termination path (the NodeClaim's finalizer).
-void reconcile_static(provisioner_pointer self, std::shared_ptr<env> e) {
+// Creating waits for the regions' offerings (with_offerings), then runs again with them.
+void reconcile_static(provisioner_pointer self, std::shared_ptr<env> e,
+                      const std::vector<instance_types::instance_type>* offered) {
   auto& st = self->state;
   if (!e->ctx.settings.gates.static_capacity || !st.latest || !st.latest->synced) return;
   const auto& snap = *st.latest;
@@ -318,18 +326,26 @@ void reconcile_static(provisioner_pointer self, std::shared_ptr<env> e) {
   }
   std::vector<model::nodeclaim> in_flight;
   for (const auto& [name, c] : st.created) in_flight.push_back(c.model);
-  auto input = build_scheduling_input(snap, in_flight, st.nominations, e->ctx.instance_types);
+  auto input = build_scheduling_input(snap, in_flight, st.nominations,
+                                      offered ? *offered : e->ctx.instance_types);
   for (auto& nc : input.snap.nodeclaims)
     if (st.static_deletes.count(nc.name)) nc.terminating = true;
+  std::map<std::string, std::int64_t> held_back;
+  bool wants_offerings = false;
   for (const auto& p : scheduling::plan_static_capacity(input.snap)) {
     const std::string current = std::to_string(p.count.running);
-    if (p.held_back > 0)
-      st.log.info("nodepool node limit reached",
-                  {{"nodepool", p.nodepool},
-                   {"limit", std::to_string(p.node_limit.value_or(0))},
-                   {"nodes", std::to_string(p.count.total())},
-                   {"desired", std::to_string(p.replicas)}});
-    if (p.create > 0) {
+    if (p.held_back > 0) {
+      held_back[p.nodepool] = p.held_back;
+      auto was = st.static_held_back.find(p.nodepool);
+      if (was == st.static_held_back.end() || was->second != p.held_back)
+        st.log.info("nodepool node limit reached",
+                    {{"nodepool", p.nodepool},
+                     {"limit", std::to_string(p.node_limit.value_or(0))},
+                     {"nodes", std::to_string(p.count.total())},
+                     {"desired", std::to_string(p.replicas)}});
+    }
+    if (p.create > 0 && !offered) wants_offerings = true;
+    if (p.create > 0 && offered) {
       auto pool = input.pools.find(p.nodepool);
       std::string why;
       auto planned = scheduling::static_nodeclaim(input.snap, p.nodepool, {}, why);
@@ -389,6 +405,13 @@ void reconcile_static(provisioner_pointer self, std::shared_ptr<env> e) {
           }));
     }
   }
+  st.static_held_back = std::move(held_back);
+  if (!wants_offerings || st.static_offerings_pending) return;
+  st.static_offerings_pending = true;
+  with_offerings(self, e, [self, e](const std::vector<instance_types::instance_type>& types) {
+    self->state.static_offerings_pending = false;
+    e->boundary->contain("static nodepools", [&] { reconcile_static(self, e, &types); });
+  });
 }
 
 // A failed static create or delete is tried again after a while even if the cluster is quiet.
@@ -404,38 +427,23 @@ void schedule_static_retry(provisioner_pointer self, std::shared_ptr<env> e) {
                                   "static nodepools"});
 }
 
-// Offerings follow the hosts' free capacity: before each batch every region reports its hosts
-// (an unanswered region offers nothing this time), and each instance type is offered in the
-// zones that can still hold it. Without regions (tests), the types are used as given.
-void schedule_with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
-                             protocol::batch_closed b) {
-  auto& st = self->state;
+// Offerings follow the hosts' free capacity: every region reports its hosts (an unanswered
+// region offers nothing this time), and each instance type is offered in the zones that can
+// still hold it; `then` runs inside the actor with those types (and confines its own
+// failures). Without regions (tests), the types are used as given.
+void with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
+                    std::function<void(const std::vector<instance_types::instance_type>&)> then) {
   if (e->ctx.regions.empty()) {
-    run_batch(self, e, b, e->ctx.instance_types);
+    then(e->ctx.instance_types);
     return;
   }
-  if (st.inventory_pending) {
-    st.batch_after_inventory = b;  // the newest batch runs once the current one is done
-    st.rerun_after_inventory = true;
-    return;
-  }
-  st.inventory_pending = true;
   auto remaining = std::make_shared<std::size_t>(e->ctx.regions.size());
   auto zones = std::make_shared<std::vector<instance_types::zone_capacity>>();
-  auto one_done = [self, e, b, remaining, zones] {
+  auto one_done = [e, remaining, zones, then] {
     if (--*remaining != 0) return;
-    auto& st = self->state;
-    // A batch that fails is confined to itself: the next batch must still run.
-    e->boundary->contain("batch " + std::to_string(b.id), [&] {
-      auto types = e->ctx.instance_types;
-      if (!zones->empty()) instance_types::build_offerings(types, *zones);
-      run_batch(self, e, b, types);
-    });
-    st.inventory_pending = false;
-    if (st.rerun_after_inventory) {
-      st.rerun_after_inventory = false;
-      schedule_with_offerings(self, e, st.batch_after_inventory);
-    }
+    auto types = e->ctx.instance_types;
+    if (!zones->empty()) instance_types::build_offerings(types, *zones);
+    then(types);
   };
   for (const auto& [name, region] : e->ctx.regions) {
     self->request(region, std::chrono::seconds(10), protocol::inventory_atom::value)
@@ -453,6 +461,29 @@ void schedule_with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
                 one_done();
               }));
   }
+}
+
+// Before each batch the regions report their hosts (with_offerings); a batch closed meanwhile
+// runs once the current one is done.
+void schedule_with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
+                             protocol::batch_closed b) {
+  auto& st = self->state;
+  if (st.inventory_pending) {
+    st.batch_after_inventory = b;  // the newest batch runs once the current one is done
+    st.rerun_after_inventory = true;
+    return;
+  }
+  st.inventory_pending = true;
+  with_offerings(self, e, [self, e, b](const std::vector<instance_types::instance_type>& types) {
+    auto& st = self->state;
+    // A batch that fails is confined to itself: the next batch must still run.
+    e->boundary->contain("batch " + std::to_string(b.id), [&] { run_batch(self, e, b, types); });
+    st.inventory_pending = false;
+    if (st.rerun_after_inventory) {
+      st.rerun_after_inventory = false;
+      schedule_with_offerings(self, e, st.batch_after_inventory);
+    }
+  });
 }
 
 provisioner_impl::behavior_type provisioner_behavior(provisioner_pointer self,

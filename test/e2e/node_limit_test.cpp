@@ -6,7 +6,7 @@
 namespace kp::e2e {
 namespace {
 
-// Three pods that each need a node of their own (one host port).
+// Three pods that each need a node of their own (required anti-affinity on the hostname).
 constexpr const char* one_per_node = R"(
 apiVersion: apps/v1
 kind: ReplicaSet
@@ -17,10 +17,14 @@ spec:
   template:
     metadata: {labels: {app: port}}
     spec:
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            - labelSelector: {matchLabels: {app: port}}
+              topologyKey: kubernetes.io/hostname
       containers:
         - name: app
           image: pause
-          ports: [{containerPort: 8080, hostPort: 8080}]
           resources: {requests: {cpu: 250m, memory: 256Mi}}
 )";
 
