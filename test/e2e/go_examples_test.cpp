@@ -189,7 +189,8 @@ class go_examples : public e2e_test {
             for (const auto& e :
                  fs::recursive_directory_iterator(world->work_dir() + "/pve-data")) {
               auto iso_name = ownership::parse_iso_name(e.path().filename().string());
-              if (iso_name && iso_name->vmid == static_cast<std::uint32_t>(vm.vmid)) iso = e.path();
+              if (iso_name && iso_name->vmid == static_cast<std::uint32_t>(vm.vmid))
+                iso = e.path();
             }
             if (iso.empty()) return false;
             out.user_data = output_of("isoinfo -R -x /user-data -i '" + iso.string() + "'");

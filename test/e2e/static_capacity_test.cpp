@@ -1,6 +1,6 @@
 // A static NodePool (spec.replicas, behind the StaticCapacity feature gate) keeps its nodes with
-// no pod asking for them, grows when a person types `kubectl scale nodepool`, and reports how
-// many nodes it has in status.nodes (the scale subresource's status replicas).
+// no pod asking for them, grows and shrinks when a person types `kubectl scale nodepool`, and
+// reports how many nodes it has in status.nodes (the scale subresource's status replicas).
 #include <boost/json.hpp>
 
 #include "test/e2e/e2e_support.hpp"
@@ -90,6 +90,16 @@ TEST_F(static_capacity, aStaticPoolKeepsTwoNodesWithoutPodsAndGrowsToThreeThroug
        "nodepool", "static", "-o", "jsonpath={.spec.replicas}"},
       {"HOME=" + home}, "", 30s);
   EXPECT_EQ(replicas.out, "3") << replicas.err;
+
+  // Scaling down deletes the surplus through the normal termination path (VMs go too).
+  auto down = kt::run_command({*kubectl, "--kubeconfig", world->kubeconfig_path(), "--cache-dir",
+                               home + "/cache", "scale", "nodepool", "static", "--replicas=1"},
+                              {"HOME=" + home}, "", 30s);
+  ASSERT_EQ(down.exit_code, 0) << down.out << down.err;
+  ASSERT_TRUE(wait_for(
+      [](const cluster_view& v) { return static_claims(v) == 1 && v.vms.size() == 1; }, 60s))
+      << diagnose();
+  EXPECT_EQ(ready_static_nodes(view()), 1) << diagnose();
   EXPECT_EQ(settled_leaks(), "");
 }
 
