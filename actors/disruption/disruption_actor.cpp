@@ -83,6 +83,7 @@ kd::planner_options planner_options_of(const state& st) {
                                    : scheduling::min_values_policy::best_effort;
   if (st.opts.conservative) base = kd::conservative_mode(*st.opts.conservative, base);
   base.single_node_start = st.single_node_start;
+  base.static_capacity = st.ctx.settings.gates.static_capacity;
   return base;
 }
 

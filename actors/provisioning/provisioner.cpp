@@ -12,6 +12,7 @@
 #include "actors/provisioning/provisionable.hpp"
 #include "actors/provisioning/scheduling_input.hpp"
 #include "core/model/labels.hpp"
+#include "core/scheduling/static_capacity.hpp"
 #include "observability/logging.hpp"
 #include "protocol/kube/model_translation.hpp"
 #include "protocol/kube/nodeclaim_from_plan.hpp"
@@ -35,8 +36,9 @@ struct created_claim {
   std::vector<std::string> types;  // instance types, cheapest first (for the log)
   std::int64_t sent_ms = 0;
   int attempts = 1;
-  bool confirmed = false;  // the API server accepted it
-  bool seen = false;       // a snapshot has shown it (it may be deleted again before a batch)
+  bool confirmed = false;    // the API server accepted it
+  bool seen = false;         // a snapshot has shown it (it may be deleted again before a batch)
+  bool static_pool = false;  // made to hold a static NodePool's replicas
 };
 
 struct provisioner_state {
@@ -51,6 +53,12 @@ struct provisioner_state {
   protocol::batch_closed batch_after_inventory;
   std::map<std::string, created_claim> created;    // by name, until seen in a snapshot
   std::map<std::string, std::string> nominations;  // pod UID -> NodeClaim name
+  // Static NodePools: surplus NodeClaims whose delete was sent, until a snapshot shows them
+  // deleting or gone (counted as deleting meanwhile, so no second one goes too).
+  std::set<std::string> static_deletes;
+  bool static_retry_scheduled = false;
+  bool static_offerings_pending = false;
+  std::map<std::string, std::int64_t> static_held_back;  // pools held by limits.nodes (logged)
   std::mt19937_64 rng{std::random_device{}()};
   obs::logger log{"provisioner"};
   static inline const char* name = "provisioner";
@@ -96,6 +104,11 @@ std::string fresh_name(provisioner_state& st, const std::string& pool) {
 }
 
 void send_create(provisioner_pointer self, std::shared_ptr<env> e, const std::string& name);
+void schedule_static_retry(provisioner_pointer self, std::shared_ptr<env> e);
+void with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
+                    std::function<void(const std::vector<instance_types::instance_type>&)> then);
+void reconcile_static(provisioner_pointer self, std::shared_ptr<env> e,
+                      const std::vector<instance_types::instance_type>* offered = nullptr);
 
 // The API server answered a create.
 void on_created(provisioner_pointer self, std::shared_ptr<env> e, const std::string& name,
@@ -151,6 +164,7 @@ void on_created(provisioner_pointer self, std::shared_ptr<env> e, const std::str
   }
   st.log.error("creating nodeclaim failed",
                {{"nodeclaim", name}, {"code", err.code}, {"error", err.message}});
+  if (entry.static_pool) schedule_static_retry(self, e);
   for (const auto& uid : entry.pods) {
     auto n = st.nominations.find(uid);
     if (n != st.nominations.end() && n->second == name) st.nominations.erase(n);
@@ -291,38 +305,145 @@ void run_batch(provisioner_pointer self, std::shared_ptr<env> e, const protocol:
   if (e->options.on_batch) e->options.on_batch(report);
 }
 
-// Offerings follow the hosts' free capacity: before each batch every region reports its hosts
-// (an unanswered region offers nothing this time), and each instance type is offered in the
-// zones that can still hold it. Without regions (tests), the types are used as given.
-void schedule_with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
-                             protocol::batch_closed b) {
+// Static NodePools (StaticCapacity gate, Karpenter's static provisioning and deprovisioning
+// controllers): on every synced snapshot, create the NodeClaims a pool lacks from its template
+// and delete its surplus through the normal termination path (the NodeClaim's finalizer).
+// Creating waits for the regions' offerings (with_offerings), then runs again with them.
+void reconcile_static(provisioner_pointer self, std::shared_ptr<env> e,
+                      const std::vector<instance_types::instance_type>* offered) {
   auto& st = self->state;
+  if (!e->ctx.settings.gates.static_capacity || !st.latest || !st.latest->synced) return;
+  const auto& snap = *st.latest;
+  if (!snap.node_pools) return;
+  bool any = false;
+  for (const auto& [key, np] : *snap.node_pools) any |= np->spec.replicas.has_value();
+  if (!any) return;
+  reconcile(st, e->ctx);
+  for (auto it = st.static_deletes.begin(); it != st.static_deletes.end();) {
+    const auto* c = protocol::cluster_snapshot::find(snap.node_claims, *it);
+    it = c == nullptr || c->metadata.deletion_timestamp ? st.static_deletes.erase(it)
+                                                        : std::next(it);
+  }
+  std::vector<model::nodeclaim> in_flight;
+  for (const auto& [name, c] : st.created) in_flight.push_back(c.model);
+  auto input = build_scheduling_input(snap, in_flight, st.nominations,
+                                      offered ? *offered : e->ctx.instance_types);
+  for (auto& nc : input.snap.nodeclaims)
+    if (st.static_deletes.count(nc.name)) nc.terminating = true;
+  std::map<std::string, std::int64_t> held_back;
+  bool wants_offerings = false;
+  for (const auto& p : scheduling::plan_static_capacity(input.snap)) {
+    const std::string current = std::to_string(p.count.running);
+    if (p.held_back > 0) {
+      held_back[p.nodepool] = p.held_back;
+      auto was = st.static_held_back.find(p.nodepool);
+      if (was == st.static_held_back.end() || was->second != p.held_back)
+        st.log.info("nodepool node limit reached",
+                    {{"nodepool", p.nodepool},
+                     {"limit", std::to_string(p.node_limit.value_or(0))},
+                     {"nodes", std::to_string(p.count.total())},
+                     {"desired", std::to_string(p.replicas)}});
+    }
+    if (p.create > 0 && !offered) wants_offerings = true;
+    if (p.create > 0 && offered) {
+      auto pool = input.pools.find(p.nodepool);
+      std::string why;
+      auto planned = scheduling::static_nodeclaim(input.snap, p.nodepool, {}, why);
+      if (pool == input.pools.end() || !planned) {
+        st.log.error("static nodepool cannot stamp out a nodeclaim",
+                     {{"nodepool", p.nodepool}, {"error", why}});
+        schedule_static_retry(self, e);
+        continue;
+      }
+      st.log.info("provisioning nodeclaims to satisfy replica count",
+                  {{"nodepool", p.nodepool},
+                   {"current", current},
+                   {"desired", std::to_string(p.replicas)},
+                   {"provision-count", std::to_string(p.create)}});
+      for (std::int64_t i = 0; i < p.create; ++i) {
+        const std::string name = fresh_name(st, p.nodepool);
+        created_claim entry;
+        entry.static_pool = true;
+        entry.object = kube::nodeclaim_from_plan(*planned, input.snap, *pool->second, name);
+        auto m = kube::to_model(entry.object);
+        if (!m) {
+          st.log.error("planned nodeclaim does not translate",
+                       {{"nodeclaim", name}, {"error", m.error().message}});
+          break;
+        }
+        entry.model = std::move(*m);
+        entry.model.capacity = pessimistic_capacity(entry.model, input.snap.instance_types);
+        entry.types = scheduling::instance_type_names(*planned, input.snap);
+        st.created.emplace(name, std::move(entry));
+        if (e->ctx.kube) send_create(self, e, name);
+      }
+    }
+    if (p.remove.empty()) continue;
+    st.log.info("deprovisioning nodeclaims to satisfy replica count",
+                {{"nodepool", p.nodepool},
+                 {"current", current},
+                 {"desired", std::to_string(p.replicas)},
+                 {"deprovision-count", std::to_string(p.remove.size())}});
+    for (const auto& name : p.remove) {
+      // A claim not yet seen has no object to delete; the next snapshot decides again.
+      if (!protocol::cluster_snapshot::find(snap.node_claims, name) || !e->ctx.kube) continue;
+      st.static_deletes.insert(name);
+      auto handle = caf::actor_cast<provisioner_impl>(self);
+      e->ctx.kube->remove<kube::node_claim>(
+          {"", name}, {}, resume_in<status>(handle, [self, e, name](status r) {
+            auto& st = self->state;
+            if (r) {
+              st.log.info("deleted nodeclaim",
+                          {{"nodeclaim", name}, {"reason", "overprovisioned"}});
+              return;
+            }
+            st.static_deletes.erase(name);
+            st.log.error(
+                "deleting nodeclaim failed",
+                {{"nodeclaim", name}, {"code", r.error().code}, {"error", r.error().message}});
+            schedule_static_retry(self, e);
+          }));
+    }
+  }
+  st.static_held_back = std::move(held_back);
+  if (!wants_offerings || st.static_offerings_pending) return;
+  st.static_offerings_pending = true;
+  with_offerings(self, e, [self, e](const std::vector<instance_types::instance_type>& types) {
+    self->state.static_offerings_pending = false;
+    e->boundary->contain("static nodepools", [&] { reconcile_static(self, e, &types); });
+  });
+}
+
+// A failed static create or delete is tried again after a while even if the cluster is quiet.
+void schedule_static_retry(provisioner_pointer self, std::shared_ptr<env> e) {
+  auto& st = self->state;
+  if (st.static_retry_scheduled) return;
+  st.static_retry_scheduled = true;
+  self->delayed_send(self, std::chrono::seconds(10), resume_atom::value,
+                     continuation{[self, e] {
+                                    self->state.static_retry_scheduled = false;
+                                    reconcile_static(self, e);
+                                  },
+                                  "static nodepools"});
+}
+
+// Offerings follow the hosts' free capacity: every region reports its hosts (an unanswered
+// region offers nothing this time), and each instance type is offered in the zones that can
+// still hold it; `then` runs inside the actor with those types (and confines its own
+// failures). Without regions (tests), the types are used as given.
+void with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
+                    std::function<void(const std::vector<instance_types::instance_type>&)> then) {
   if (e->ctx.regions.empty()) {
-    run_batch(self, e, b, e->ctx.instance_types);
+    then(e->ctx.instance_types);
     return;
   }
-  if (st.inventory_pending) {
-    st.batch_after_inventory = b;  // the newest batch runs once the current one is done
-    st.rerun_after_inventory = true;
-    return;
-  }
-  st.inventory_pending = true;
   auto remaining = std::make_shared<std::size_t>(e->ctx.regions.size());
   auto zones = std::make_shared<std::vector<instance_types::zone_capacity>>();
-  auto one_done = [self, e, b, remaining, zones] {
+  auto one_done = [e, remaining, zones, then] {
     if (--*remaining != 0) return;
-    auto& st = self->state;
-    // A batch that fails is confined to itself: the next batch must still run.
-    e->boundary->contain("batch " + std::to_string(b.id), [&] {
-      auto types = e->ctx.instance_types;
-      if (!zones->empty()) instance_types::build_offerings(types, *zones);
-      run_batch(self, e, b, types);
-    });
-    st.inventory_pending = false;
-    if (st.rerun_after_inventory) {
-      st.rerun_after_inventory = false;
-      schedule_with_offerings(self, e, st.batch_after_inventory);
-    }
+    auto types = e->ctx.instance_types;
+    if (!zones->empty()) instance_types::build_offerings(types, *zones);
+    then(types);
   };
   for (const auto& [name, region] : e->ctx.regions) {
     self->request(region, std::chrono::seconds(10), protocol::inventory_atom::value)
@@ -340,6 +461,29 @@ void schedule_with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
                 one_done();
               }));
   }
+}
+
+// Before each batch the regions report their hosts (with_offerings); a batch closed meanwhile
+// runs once the current one is done.
+void schedule_with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
+                             protocol::batch_closed b) {
+  auto& st = self->state;
+  if (st.inventory_pending) {
+    st.batch_after_inventory = b;  // the newest batch runs once the current one is done
+    st.rerun_after_inventory = true;
+    return;
+  }
+  st.inventory_pending = true;
+  with_offerings(self, e, [self, e, b](const std::vector<instance_types::instance_type>& types) {
+    auto& st = self->state;
+    // A batch that fails is confined to itself: the next batch must still run.
+    e->boundary->contain("batch " + std::to_string(b.id), [&] { run_batch(self, e, b, types); });
+    st.inventory_pending = false;
+    if (st.rerun_after_inventory) {
+      st.rerun_after_inventory = false;
+      schedule_with_offerings(self, e, st.batch_after_inventory);
+    }
+  });
 }
 
 provisioner_impl::behavior_type provisioner_behavior(provisioner_pointer self,
@@ -373,6 +517,7 @@ provisioner_impl::behavior_type provisioner_behavior(provisioner_pointer self,
           st.batch_waiting = false;
           schedule_with_offerings(self, e, st.waiting);
         }
+        reconcile_static(self, e);
       },
       [self, e](protocol::batch_closed& b) {
         auto& st = self->state;

@@ -277,8 +277,9 @@ candidate_set find_candidates(const cluster& c) {
       last_event = std::max(last_event, it->second);
     cand.empty = cand.reschedule_cost <= per_node_disruption_cost;
 
+    // Static NodePools hold their replicas; consolidation never picks their nodes.
     const auto& after = np.disruption.consolidate_after;
-    if (after != "Never") {
+    if (after != "Never" && !np.replicas) {
       if (auto d = time::parse_go_duration(after))
         cand.consolidatable =
             now_ms >=

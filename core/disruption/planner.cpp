@@ -8,6 +8,7 @@
 
 #include "core/disruption/conservative.hpp"
 #include "core/disruption/simulation.hpp"
+#include "core/scheduling/static_capacity.hpp"
 
 namespace kp::disruption {
 namespace {
@@ -37,6 +38,28 @@ const model::nodepool* pool_of(const cluster& c, const std::string& name) {
 std::string policy_of(const cluster& c, const std::string& pool) {
   const auto* np = pool_of(c, pool);
   return np ? np->disruption.consolidation_policy : std::string("WhenEmptyOrUnderutilized");
+}
+
+// The one replacement of a drifted node of static NodePool `np`, or nullopt with `why`: none
+// while the pool is scaling down, limits.nodes leaves no room, or static capacity is off.
+std::optional<scheduling::planned_nodeclaim> static_replacement(const cluster& c,
+                                                                const model::nodepool& np,
+                                                                const planner_options& opts,
+                                                                std::string& why) {
+  if (!opts.static_capacity) {
+    why = "the StaticCapacity feature gate is off";
+    return std::nullopt;
+  }
+  auto count = scheduling::count_static_pool(c.state, np.name);
+  if (count.running + count.pending_disruption > *np.replicas) {
+    why = "static NodePool " + np.name + " is scaling down to " + std::to_string(*np.replicas);
+    return std::nullopt;
+  }
+  if (auto room = scheduling::node_limit_room(c.state, np); room && *room <= 0) {
+    why = "limits.nodes of NodePool " + np.name + " leaves no room for a replacement";
+    return std::nullopt;
+  }
+  return scheduling::static_nodeclaim(c.state, np.name, opts.scheduling, why);
 }
 
 double savings_ratio(const candidate& k) {
@@ -391,6 +414,22 @@ plan plan_disruption(const cluster& c, const planner_options& opts) {
                    budget_figures(k.nodepool, reason::drifted));
         continue;
       }
+      if (const auto* np = pool_of(c, k.nodepool); np && np->replicas) {
+        // Karpenter's StaticDrift: one-for-one from the pool's template, pods not simulated.
+        std::string why;
+        auto replacement = static_replacement(c, *np, opts, why);
+        if (!replacement) {
+          say(k, "drifted (" + k.drift + ") but " + why);
+          continue;
+        }
+        auto cmd = base_command(command_reason::drifted, c, cs, {i});
+        cmd.replacements.push_back(std::move(*replacement));
+        cmd.decision = "replace drifted node " + k.name + " (" + k.drift + ") of static NodePool " +
+                       k.nodepool + " with one new node";
+        out.method = "drift";
+        out.commands.push_back(std::move(cmd));
+        return out;
+      }
       ++out.simulations;
       auto sim = simulate(c, cs, {i}, opts.scheduling);
       if (!sim.ok) {
@@ -595,6 +634,12 @@ result<command> validate(const command& cmd, const cluster& newer, const planner
     return out;
   }
 
+  if (const auto* np = pool_of(newer, cs.all[kept.front()].nodepool);
+      cmd.why == command_reason::drifted && np && np->replicas) {
+    std::string why;
+    if (!static_replacement(newer, *np, opts, why)) return make_error("scheduling", why);
+    return out;
+  }
   auto sim = simulate(newer, cs, kept, opts.scheduling);
   if (!sim.ok) return make_error("scheduling", sim.failure);
   if (cmd.why == command_reason::drifted) {

@@ -47,6 +47,9 @@ struct planner_options {
   // plan::single_node_evaluated reaches every node over successive passes.
   std::size_t single_node_max_simulations = 100;
   std::size_t single_node_start = 0;
+  // StaticCapacity: drifted nodes of static NodePools are replaced one-for-one; when off they
+  // stay (the pools are not managed).
+  bool static_capacity = true;
   int balanced_k = disruption::balanced_k;  // Balanced approves a move when score >= 1/k
   std::optional<conservative_settings> conservative;
 };

@@ -109,6 +109,7 @@ struct tmpl {
   resources limit_remaining;
   resources max_capacity;  // component-wise, over its types
   std::int64_t nodes_remaining = kUnlimited;
+  std::int64_t nodes_limit = kUnlimited;  // spec.limits.nodes, for the reason a pod is refused
   bool limited = false;
 };
 

@@ -177,6 +177,7 @@ void solver::build_templates() {
     for (const auto& [name, q] : np.limits.items()) {
       if (name == model::resource_names::nodes) {
         tp.nodes_remaining = q.value();
+        tp.nodes_limit = q.value();
         tp.limited = true;
         continue;
       }

@@ -57,8 +57,14 @@ std::string solver::describe_failure(const failure& f, const pod_group& g) const
       return "NodePool limits leave no instance type that fits (remaining: " + left +
              "); raise spec.limits";
     }
-    case why::limits_nodes:
-      return "NodePool limit on nodes is reached; raise spec.limits.nodes";
+    case why::limits_nodes: {
+      // Karpenter's wording, with the figure: its nodes and in-flight NodeClaims count.
+      std::string limit;
+      if (f.group >= 0)
+        limit = " (limits.nodes: " +
+                std::to_string(tmpls_[static_cast<std::size_t>(f.group)].nodes_limit) + ")";
+      return "node limits have been exhausted for nodepool" + limit + "; raise spec.limits.nodes";
+    }
     case why::no_types_at_all:
       return "no instance type is compatible with the NodePool's requirements or has an "
              "available offering";

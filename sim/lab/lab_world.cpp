@@ -66,8 +66,9 @@ std::string default_objects_yaml(const lab_options& o) {
          "metadata: {name: default}\n"
          "spec:\n"
          "  limits: {cpu: \"" +
-         o.nodepool_cpu_limit +
-         "\"}\n"
+         o.nodepool_cpu_limit + "\"" +
+         (o.nodepool_node_limit.empty() ? "" : ", nodes: \"" + o.nodepool_node_limit + "\"") +
+         "}\n"
          "  template:\n"
          "    spec:\n"
          "      nodeClassRef: {group: karpenter.proxmox.sinextra.dev, kind: ProxmoxNodeClass, "

@@ -41,6 +41,7 @@ struct lab_options {
   bool apply_default_objects = true;
   // The NodePool's limits and consolidation (consolidateAfter empty: Never).
   std::string nodepool_cpu_limit = "1000";
+  std::string nodepool_node_limit;  // limits.nodes; empty = none
   std::string consolidate_after = "2s";
   // Controller settings (flag name without dashes -> value) on top of the lab's defaults.
   std::map<std::string, std::string> controller_settings;

@@ -86,6 +86,22 @@ lab::lab_options e2e_options() {
   return o;
 }
 
+std::string e2e_test::controller_event(const std::string& reason, const std::string& name_prefix) {
+  auto events = world->list("/api/v1/namespaces/default/events");
+  if (!events) return {};
+  std::string found;
+  for (const auto& e : *events) {
+    if (str(e, {"reason"}) != reason) continue;
+    std::string component = str(e, {"reportingComponent"});
+    if (component.empty()) component = str(e, {"source", "component"});
+    if (component.find("karpenter") == std::string::npos) continue;
+    if (str(e, {"involvedObject", "name"}).rfind(name_prefix, 0) != 0) continue;
+    found = str(e, {"message"});
+    if (found.empty()) found = "(no message)";
+  }
+  return found;
+}
+
 void e2e_test::start_world(lab::lab_options options) {
   for (const char* b : {"kube-sim", "pve-sim", "karpenter-proxmox"})
     if (access((options.bin_dir + "/" + b).c_str(), X_OK) != 0)

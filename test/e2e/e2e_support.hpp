@@ -65,6 +65,9 @@ class e2e_test : public ::testing::Test {
   // Polls `check` on fresh views until it holds or `within` passes.
   bool wait_for(const std::function<bool(const cluster_view&)>& check,
                 std::chrono::milliseconds within);
+  // The message of the controller's newest Event with `reason` about an object in `default`
+  // whose name starts with `name_prefix`; "" when none yet.
+  std::string controller_event(const std::string& reason, const std::string& name_prefix);
   // Last lines of each controller's log and the current view.
   std::string diagnose();
 

@@ -1,42 +1,15 @@
 // Pods that fit nowhere get a clear reason (a FailedScheduling Event from the controller) and
 // create no NodeClaim and no VM; a schedulable pod made afterwards still gets exactly one node,
 // which shows the controller went past the unschedulable ones.
-#include <boost/json.hpp>
-
 #include "test/e2e/e2e_support.hpp"
 
 namespace kp::e2e {
 namespace {
 
-namespace json = boost::json;
-
 class unschedulable : public e2e_test {
  protected:
-  // The message of the controller's FailedScheduling Event for a pod, "" when none yet.
   std::string failed_scheduling(const std::string& pod_prefix) {
-    auto events = world->list("/api/v1/namespaces/default/events");
-    if (!events) return {};
-    for (const auto& e : *events) {
-      const auto& o = e.as_object();
-      auto reason = o.if_contains("reason");
-      if (reason == nullptr || !reason->is_string() || reason->as_string() != "FailedScheduling")
-        continue;
-      std::string component;
-      if (auto* rc = o.if_contains("reportingComponent"); rc && rc->is_string())
-        component = rc->as_string();
-      if (auto* src = o.if_contains("source"); component.empty() && src && src->is_object())
-        if (auto* c = src->as_object().if_contains("component"); c && c->is_string())
-          component = c->as_string();
-      if (component.find("karpenter") == std::string::npos) continue;
-      auto* involved = o.if_contains("involvedObject");
-      if (involved == nullptr || !involved->is_object()) continue;
-      auto* name = involved->as_object().if_contains("name");
-      if (name == nullptr || !name->is_string()) continue;
-      if (std::string(name->as_string()).rfind(pod_prefix, 0) != 0) continue;
-      auto* message = o.if_contains("message");
-      return message && message->is_string() ? std::string(message->as_string()) : "(no message)";
-    }
-    return {};
+    return controller_event("FailedScheduling", pod_prefix);
   }
 };
 

@@ -409,3 +409,85 @@ TEST(DisruptionValidation, ANewPodThatNoLongerFitsRejectsADelete) {
 
 }  // namespace
 }  // namespace kp::disruption
+
+namespace kp::disruption {
+namespace {
+
+// A static NodePool of `n` nodes ("static-0".."static-<n-1>"), each with one small pod.
+fixture::builder static_pool(int n) {
+  builder b;
+  b.pool().replicas = n;
+  for (int i = 0; i < n; ++i) {
+    const std::string name = "static-" + std::to_string(i);
+    b.add_node(name, type4());
+    b.add_pod(name, "pod-" + std::to_string(i), 100, 64);
+  }
+  return b;
+}
+
+TEST(StaticPoolDisruption, ADriftedStaticNodeIsReplacedOneForOneFromThePoolTemplate) {
+  auto b = static_pool(2);
+  b.pool().disruption.budgets = {{"1", "", "", {}}};
+  b.c.drift["default"].nodeclass_hash = "class-b";
+  auto p = plan_disruption(b.c);
+  ASSERT_EQ(p.method, "drift");
+  ASSERT_EQ(p.commands.size(), 1u);
+  const auto& cmd = p.commands[0];
+  EXPECT_EQ(cmd.nodes.size(), 1u);
+  ASSERT_EQ(cmd.replacements.size(), 1u);
+  EXPECT_EQ(cmd.replacements[0].nodepool, "default");
+  EXPECT_TRUE(cmd.replacements[0].pods.empty());
+  EXPECT_EQ(cmd.replacements[0].instance_types.size(), b.c.state.instance_types.size());
+  EXPECT_NE(cmd.decision.find("static NodePool default"), std::string::npos) << cmd.decision;
+  // Validation keeps the one-for-one replacement (no simulation of the pods).
+  auto v = validate(cmd, b.c);
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  EXPECT_EQ(v->replacements.size(), 1u);
+}
+
+TEST(StaticPoolDisruption, LimitsNodesHoldsTheDriftReplacementBack) {
+  auto b = static_pool(2);
+  b.pool().limits.set("nodes", model::quantity::from_units(2));
+  b.c.drift["default"].nodeclass_hash = "class-b";
+  auto p = plan_disruption(b.c);
+  EXPECT_TRUE(p.commands.empty());
+  EXPECT_TRUE(has_reason(p, "static-0", "limits.nodes of NodePool default"));
+  b.pool().limits.set("nodes", model::quantity::from_units(3));
+  EXPECT_EQ(plan_disruption(b.c).commands.size(), 1u);
+}
+
+TEST(StaticPoolDisruption, AStaticPoolScalingDownIsNotReplacedForDrift) {
+  auto b = static_pool(3);
+  b.pool().replicas = 2;
+  b.c.drift["default"].nodeclass_hash = "class-b";
+  auto p = plan_disruption(b.c);
+  EXPECT_TRUE(p.commands.empty());
+  EXPECT_TRUE(has_reason(p, "static-0", "is scaling down to 2"));
+}
+
+TEST(StaticPoolDisruption, WithTheGateOffStaticNodesAreNotReplaced) {
+  auto b = static_pool(1);
+  b.c.drift["default"].nodeclass_hash = "class-b";
+  planner_options o;
+  o.static_capacity = false;
+  auto p = plan_disruption(b.c, o);
+  EXPECT_TRUE(p.commands.empty());
+  EXPECT_TRUE(has_reason(p, "static-0", "StaticCapacity feature gate is off"));
+}
+
+TEST(StaticPoolDisruption, ConsolidationLeavesStaticNodesAlone) {
+  builder b;
+  b.pool().replicas = 3;
+  b.add_node("empty", type4());
+  b.add_node("light-a", type4());
+  b.add_pod("light-a", "a", 100, 64);
+  b.add_node("light-b", type4());
+  b.add_pod("light-b", "b", 100, 64);
+  auto p = plan_disruption(b.c);
+  EXPECT_TRUE(p.commands.empty()) << p.method;
+  b.pool().replicas.reset();  // the same nodes in a dynamic pool are consolidated
+  EXPECT_FALSE(plan_disruption(b.c).commands.empty());
+}
+
+}  // namespace
+}  // namespace kp::disruption
