@@ -58,11 +58,6 @@ std::string provider_id(const region_state& st, std::uint32_t vmid) {
   return protocol::format_provider_id(st.cfg.region, vmid);
 }
 
-std::optional<ownership::ownership_mark> mark_of(const vm_record& vm) {
-  if (!vm.config || !vm.config->description) return std::nullopt;
-  return ownership::parse_ownership_mark(*vm.config->description);
-}
-
 bool is_unmarked_clone(const vm_record& vm) {
   if (vm.is_template || vm.is_container || mark_of(vm)) return false;
   bool cloning = vm.lock == "clone" || (vm.config && vm.config->lock == "clone");
