@@ -82,4 +82,134 @@ std::uint64_t drive_size_gib(const proxmox::drive& d) {
   }
 }
 
+std::optional<ownership::ownership_mark> mark_of(const vm_record& vm) {
+  if (!vm.config || !vm.config->description) return std::nullopt;
+  return ownership::parse_ownership_mark(*vm.config->description);
+}
+
+inventory_listing listing_from_resources(const std::vector<proxmox::cluster_resource>& resources) {
+  inventory_listing out;
+  for (const auto& res : resources) {
+    if (res.type != "node") continue;
+    auto& h = out.hosts[res.node];
+    h.name = res.node;
+    h.status = res.status.empty() ? "unknown" : res.status;
+    h.cpu = res.cpu;
+  }
+  for (const auto& res : resources) {
+    if (res.type == "storage") {
+      if (!res.plugintype.empty()) out.storage_types[res.storage] = res.plugintype;
+      bool iso = res.content.find("iso") != std::string::npos;
+      auto h = out.hosts.find(res.node);
+      if (iso && h != out.hosts.end() && res.status == "available") {
+        h->second.iso_storages.push_back(res.storage);
+      }
+    } else if (res.type == "qemu" || res.type == "lxc") {
+      vm_record vm;
+      vm.vmid = res.vmid;
+      vm.node = res.node;
+      vm.name = res.name;
+      vm.status = res.status;
+      vm.lock = res.lock;
+      vm.is_template = res.template_;
+      vm.is_container = res.type == "lxc";  // holds a VMID; never placed, never ours
+      vm.pool = res.pool;
+      out.vms[res.vmid] = std::move(vm);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+bool counts_for_placement(const vm_record& vm) {
+  return !vm.is_template && !vm.is_container && vm.name != capacity_vm_name &&
+         vm.config.has_value();
+}
+
+}  // namespace
+
+result<topology::resolved_topology> host_topology_of(const std::string& region,
+                                                     const host_record& host,
+                                                     const std::map<std::uint32_t, vm_record>& vms,
+                                                     const topology::node_settings_file* file) {
+  if (!host.node_status) {
+    return make_error("topology_unknown", "host " + host.name + ": its status was not read");
+  }
+  const auto& ci = host.node_status->cpuinfo;
+  topology::host_observation seen;
+  seen.region = region;
+  seen.host = host.name;
+  seen.cpu.sockets = std::max(1, static_cast<int>(ci.sockets));
+  // Proxmox reports physical cores summed over the sockets.
+  seen.cpu.cores_per_socket = std::max(1, static_cast<int>(ci.cores) / seen.cpu.sockets);
+  seen.cpu.cpus = static_cast<int>(ci.cpus);
+  seen.memory_bytes = static_cast<std::int64_t>(host.node_status->memory_total);
+  for (const auto& [id, vm] : vms) {
+    if (vm.node != host.name || !vm.config) continue;
+    auto tags = vm.config->raw.find("tags");
+    if (!topology::is_topology_vm(vm.name, tags == vm.config->raw.end() ? "" : tags->second)) {
+      continue;
+    }
+    seen.topology_vm = topology::host_observation::vm{static_cast<int>(id), vm.config->raw};
+    break;
+  }
+  return topology::resolve_host_topology(seen, file);
+}
+
+placement::host_state placement_host_of(const host_record& host,
+                                        const placement::host_topology& topology,
+                                        const std::map<std::uint32_t, vm_record>& vms,
+                                        const reservations& reserved,
+                                        const std::string& cluster_name) {
+  placement::host_state hs(host.name, topology);
+  hs.online = host.online();
+  hs.reported_cpu_load = host.cpu;
+  for (const auto& [id, vm] : vms) {
+    if (vm.node != host.name || !counts_for_placement(vm)) continue;
+    // A VM still being launched holds what its reservation says (its config is not final).
+    if (reserved.count(id) != 0) continue;
+    auto mark = mark_of(vm);
+    bool ours = mark && mark->cluster == cluster_name;
+    // Stopped VMs of others hold nothing (the Go provider counts running VMs only); ours
+    // will run again.
+    if (!ours && vm.status != "running") continue;
+    hs.add(allocation_from_config(static_cast<int>(id), *vm.config, ours));
+  }
+  for (const auto& [id, r] : reserved) {
+    if (r.first == host.name) hs.add(r.second);
+  }
+  return hs;
+}
+
+result<launch_hosts> launch_hosts_for(const protocol::launch_request& req,
+                                      const std::map<std::uint32_t, vm_record>& vms,
+                                      const std::string& region) {
+  launch_hosts out;
+  for (const auto& [id, vm] : vms) {
+    if (vm.is_template && !vm.is_container && vm.name == req.template_name && vm.config) {
+      out.templates[vm.node] = id;
+    }
+  }
+  if (out.templates.empty()) {
+    return make_error("template_missing",
+                      "template '" + req.template_name + "' is on no host of region " + region);
+  }
+  out.filter.excluded_hosts = req.excluded_zones;
+  for (const auto& [host, id] : out.templates) {
+    (void)id;
+    if (req.zones.empty() ||
+        std::find(req.zones.begin(), req.zones.end(), host) != req.zones.end()) {
+      out.filter.allowed_hosts.push_back(host);
+    }
+  }
+  if (out.filter.allowed_hosts.empty()) {
+    return make_error("template_missing",
+                      "template '" + req.template_name + "' is on none of the allowed zones");
+  }
+  out.filter.min_free_cpu = req.min_free_cpu;
+  out.filter.min_free_memory = static_cast<std::int64_t>(req.min_free_memory_mib) << 20;
+  return out;
+}
+
 }  // namespace kp::actors::region

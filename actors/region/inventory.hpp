@@ -1,15 +1,97 @@
 #pragma once
 // Turning what Proxmox reports into placement's view, as pure functions: a VM config becomes
-// the allocation it holds on its host (so pinning survives a controller restart), and a few
-// config fields the launch needs. Host topology comes from core/topology (resolve_host_topology).
+// the allocation it holds on its host (so pinning survives a controller restart), each host's
+// topology and what its VMs hold, the hosts a launch may use, and a few config fields the launch
+// needs. Host topology comes from core/topology (resolve_host_topology). The region actor and
+// the read-only tools (`karpenter-proxmox plan`) build placement's view through these alone.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
-#include "core/placement/host.hpp"
+#include "core/ownership/vm_mark.hpp"
+#include "core/placement/place_vm.hpp"
+#include "core/result.hpp"
+#include "core/topology/resolve_topology.hpp"
+#include "protocol/proxmox/api_types.hpp"
 #include "protocol/proxmox/vm_config.hpp"
+#include "protocol/region_messages.hpp"
 
 namespace kp::actors::region {
+
+inline constexpr const char* capacity_vm_name = "node-capacity";
+
+// One VM or container as /cluster/resources lists it, with its config once read.
+struct vm_record {
+  std::uint32_t vmid = 0;
+  std::string node;
+  std::string name;
+  std::string status;  // running, stopped, unknown (its host is offline)
+  bool is_template = false;
+  bool is_container = false;
+  std::string lock;
+  std::string pool;
+  std::optional<proxmox::vm_config> config;  // read once per VM, again while it fails
+  std::string config_error;                  // why the last read failed; "" when none
+  bool synthetic = false;   // config made by us after a launch: the next refresh reads the real one
+  std::uint64_t epoch = 0;  // bumped when we write `config`, so older reads do not overwrite it
+};
+
+struct host_record {
+  std::string name;
+  std::string status;  // online, offline, unknown
+  double cpu = 0;
+  std::optional<proxmox::node_status> node_status;  // read once
+  std::vector<std::string> iso_storages;
+  // Bridges (GET /nodes/{node}/network), read once: the simple IPAM's seeds and gateways.
+  std::optional<std::vector<proxmox::network_interface>> network;
+  bool online() const { return status == "online"; }
+};
+
+// Hosts (with their ISO storages) and VMs and containers as one /cluster/resources listing shows
+// them, before any detail (host status, VM config) is read.
+struct inventory_listing {
+  std::map<std::string, host_record> hosts;
+  std::map<std::uint32_t, vm_record> vms;
+  std::map<std::string, std::string> storage_types;  // storage -> plugin type ("lvmthin")
+};
+inventory_listing listing_from_resources(const std::vector<proxmox::cluster_resource>& resources);
+
+// The ownership mark in the VM's description, when its config was read and carries one.
+std::optional<ownership::ownership_mark> mark_of(const vm_record& vm);
+
+// The host's topology from its status, its topology VM and NODE_SETTING_FILE (in that order of
+// priority). An error says why it cannot be resolved (the host is then left out of placement);
+// no status read yet is "topology_unknown".
+result<topology::resolved_topology> host_topology_of(const std::string& region,
+                                                     const host_record& host,
+                                                     const std::map<std::uint32_t, vm_record>& vms,
+                                                     const topology::node_settings_file* file);
+
+// VMs reserved by launches in flight: VMID -> (host, what it holds).
+using reservations = std::map<std::uint32_t, std::pair<std::string, placement::vm_allocation>>;
+
+// Placement's view of one host: its topology with what every VM on it holds. A VM of this
+// cluster (its mark names `cluster_name`) counts even when stopped; another's only while it runs;
+// a reserved VM counts as its reservation says.
+placement::host_state placement_host_of(const host_record& host,
+                                        const placement::host_topology& topology,
+                                        const std::map<std::uint32_t, vm_record>& vms,
+                                        const reservations& reserved,
+                                        const std::string& cluster_name);
+
+// Where a launch may go: the hosts holding its template (VMID by host) within its zones, and the
+// filter with its exclusions and minimum free CPU and memory. Error "template_missing" naming the
+// template when no allowed host has it.
+struct launch_hosts {
+  std::map<std::string, std::uint32_t> templates;
+  placement::host_filter filter;
+};
+result<launch_hosts> launch_hosts_for(const protocol::launch_request& req,
+                                      const std::map<std::uint32_t, vm_record>& vms,
+                                      const std::string& region);
 
 // vCPUs (sockets x cores), memory, pinned CPUs from `affinity` or else the description's
 // `affinity=` plan, NUMA bindings from numaN.

@@ -19,36 +19,12 @@ using namespace kp::protocol;
 
 namespace {
 
-bool counts_for_placement(const vm_record& vm) {
-  return !vm.is_template && !vm.is_container && vm.name != capacity_vm_name &&
-         vm.config.has_value();
-}
-
-// The host's topology from its status, its topology VM and NODE_SETTING_FILE (in that order
-// of priority, core/topology). A host whose file entry does not fit it is not used: the reason
-// is kept for the inventory and logged when it changes.
+// The host's topology (inventory.hpp); a host whose file entry does not fit it is not used:
+// the reason is kept for the inventory and logged when it changes.
 std::optional<placement::host_topology> topology_of(region_state& st, const host_record& h) {
   if (!h.node_status) return std::nullopt;
-  const auto& ci = h.node_status->cpuinfo;
-  topology::host_observation seen;
-  seen.region = st.cfg.region;
-  seen.host = h.name;
-  seen.cpu.sockets = std::max(1, static_cast<int>(ci.sockets));
-  // Proxmox reports physical cores summed over the sockets.
-  seen.cpu.cores_per_socket = std::max(1, static_cast<int>(ci.cores) / seen.cpu.sockets);
-  seen.cpu.cpus = static_cast<int>(ci.cpus);
-  seen.memory_bytes = static_cast<std::int64_t>(h.node_status->memory_total);
-  for (const auto& [id, vm] : st.vms) {
-    if (vm.node != h.name || !vm.config) continue;
-    auto tags = vm.config->raw.find("tags");
-    if (!topology::is_topology_vm(vm.name, tags == vm.config->raw.end() ? "" : tags->second)) {
-      continue;
-    }
-    seen.topology_vm = topology::host_observation::vm{static_cast<int>(id), vm.config->raw};
-    break;
-  }
   const auto* file = st.cfg.node_settings ? &*st.cfg.node_settings : nullptr;
-  auto resolved = topology::resolve_host_topology(seen, file);
+  auto resolved = host_topology_of(st.cfg.region, h, st.vms, file);
   if (!resolved) {
     auto& known = st.unusable_hosts[h.name];
     if (known != resolved.error().message) {
@@ -227,61 +203,41 @@ void refresh(self_ptr self) {
                                                      r.error().message);
                             return;
                           }
-                          std::map<std::string, host_record> hosts;
-                          std::map<std::uint32_t, vm_record> vms;
-                          for (const auto& res : *r) {
-                            if (res.type != "node") continue;
-                            auto& h = hosts[res.node];
-                            h.name = res.node;
-                            h.status = res.status.empty() ? "unknown" : res.status;
-                            h.cpu = res.cpu;
-                            auto old = st.hosts.find(res.node);
+                          auto listing = listing_from_resources(*r);
+                          for (auto& [storage, type] : listing.storage_types) {
+                            st.storage_types[storage] = type;
+                          }
+                          auto& hosts = listing.hosts;
+                          auto& vms = listing.vms;
+                          for (auto& [name, h] : hosts) {
+                            auto old = st.hosts.find(name);
                             if (old != st.hosts.end()) {
                               h.node_status = old->second.node_status;
                               h.network = old->second.network;
                             }
                           }
-                          for (const auto& res : *r) {
-                            if (res.type == "storage") {
-                              if (!res.plugintype.empty()) {
-                                st.storage_types[res.storage] = res.plugintype;
-                              }
-                              bool iso = res.content.find("iso") != std::string::npos;
-                              auto h = hosts.find(res.node);
-                              if (iso && h != hosts.end() && res.status == "available") {
-                                h->second.iso_storages.push_back(res.storage);
-                              }
-                            } else if (res.type == "qemu" || res.type == "lxc") {
-                              if (auto f = st.forgotten.find(res.vmid);
-                                  f != st.forgotten.end() && f->second > listed_at) {
-                                continue;  // deleted by us after this listing was asked for
-                              }
-                              vm_record vm;
-                              vm.vmid = res.vmid;
-                              vm.node = res.node;
-                              vm.name = res.name;
-                              vm.status = res.status;
-                              vm.lock = res.lock;
-                              vm.is_template = res.template_;
-                              vm.is_container =
-                                  res.type == "lxc";  // holds a VMID; never placed, never ours
-                              vm.pool = res.pool;
-                              auto old = st.vms.find(res.vmid);
-                              if (!vm.is_container && old != st.vms.end() &&
-                                  old->second.name == res.name && old->second.node == res.node) {
-                                // A synthetic config stays until the real one arrives (adoption and
-                                // deletes need the mark and the CD-ROM in between).
-                                vm.config = std::move(old->second.config);
-                                vm.config_error = old->second.config_error;
-                                vm.synthetic = old->second.synthetic;
-                                vm.epoch = old->second.epoch;
-                                // A conversion of ours the listing predates (it is one-way).
-                                if (old->second.epoch > listed_at && old->second.is_template) {
-                                  vm.is_template = true;
-                                }
-                              }
-                              vms[res.vmid] = std::move(vm);
+                          for (auto it = vms.begin(); it != vms.end();) {
+                            auto& vm = it->second;
+                            if (auto f = st.forgotten.find(vm.vmid);
+                                f != st.forgotten.end() && f->second > listed_at) {
+                              it = vms.erase(it);  // deleted by us after this listing was asked for
+                              continue;
                             }
+                            auto old = st.vms.find(vm.vmid);
+                            if (!vm.is_container && old != st.vms.end() &&
+                                old->second.name == vm.name && old->second.node == vm.node) {
+                              // A synthetic config stays until the real one arrives (adoption and
+                              // deletes need the mark and the CD-ROM in between).
+                              vm.config = std::move(old->second.config);
+                              vm.config_error = old->second.config_error;
+                              vm.synthetic = old->second.synthetic;
+                              vm.epoch = old->second.epoch;
+                              // A conversion of ours the listing predates (it is one-way).
+                              if (old->second.epoch > listed_at && old->second.is_template) {
+                                vm.is_template = true;
+                              }
+                            }
+                            ++it;
                           }
                           // VMs our steps created after this listing was asked for.
                           for (auto& [id, old] : st.vms) {
@@ -357,23 +313,7 @@ void rebuild_placement(region_state& st) {
   for (const auto& [name, h] : st.hosts) {
     auto topology = topology_of(st, h);
     if (!topology) continue;
-    placement::host_state hs(name, *topology);
-    hs.online = h.online();
-    hs.reported_cpu_load = h.cpu;
-    for (const auto& [id, vm] : st.vms) {
-      if (vm.node != name || !counts_for_placement(vm)) continue;
-      // A VM still being launched holds what its reservation says (its config is not final).
-      if (st.reserved.count(id) != 0) continue;
-      auto mark = mark_of(vm);
-      bool ours = mark && mark->cluster == st.cfg.cluster_name;
-      // Stopped VMs of others hold nothing (the Go provider counts running VMs only); ours
-      // will run again.
-      if (!ours && vm.status != "running") continue;
-      hs.add(allocation_from_config(static_cast<int>(id), *vm.config, ours));
-    }
-    for (const auto& [id, r] : st.reserved) {
-      if (r.first == name) hs.add(r.second);
-    }
+    auto hs = placement_host_of(h, *topology, st.vms, st.reserved, st.cfg.cluster_name);
     st.placement_hosts.push_back(std::move(hs));
   }
 }

@@ -108,31 +108,10 @@ region_error place_new_vm(self_ptr self, launch_op& op) {
   auto strategy = placement::parse_strategy(req.strategy.empty() ? "Balanced" : req.strategy);
   if (!strategy) return {"invalid_request", strategy.error().message};
   // Hosts that have the template; within the allowed zones.
-  std::map<std::string, std::uint32_t> templates;
-  for (const auto& [id, vm] : st.vms) {
-    if (vm.is_template && !vm.is_container && vm.name == req.template_name && vm.config) {
-      templates[vm.node] = id;
-    }
-  }
-  if (templates.empty()) {
-    return {"template_missing",
-            "template '" + req.template_name + "' is on no host of region " + st.cfg.region};
-  }
-  placement::host_filter filter;
-  filter.excluded_hosts = req.excluded_zones;
-  for (const auto& [host, id] : templates) {
-    (void)id;
-    if (req.zones.empty() ||
-        std::find(req.zones.begin(), req.zones.end(), host) != req.zones.end()) {
-      filter.allowed_hosts.push_back(host);
-    }
-  }
-  if (filter.allowed_hosts.empty()) {
-    return {"template_missing",
-            "template '" + req.template_name + "' is on none of the allowed zones"};
-  }
-  filter.min_free_cpu = req.min_free_cpu;
-  filter.min_free_memory = static_cast<std::int64_t>(req.min_free_memory_mib) << 20;
+  auto hosts = launch_hosts_for(req, st.vms, st.cfg.region);
+  if (!hosts) return {hosts.error().code, hosts.error().message};
+  auto& templates = hosts->templates;
+  const auto& filter = hosts->filter;
   auto vmid = st.ids.reserve(vmid_allocator::clock::now());
   if (!vmid) return {"proxmox", "no free VMID"};
   op.vmid = *vmid;

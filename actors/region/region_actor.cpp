@@ -58,11 +58,6 @@ std::string provider_id(const region_state& st, std::uint32_t vmid) {
   return protocol::format_provider_id(st.cfg.region, vmid);
 }
 
-std::optional<ownership::ownership_mark> mark_of(const vm_record& vm) {
-  if (!vm.config || !vm.config->description) return std::nullopt;
-  return ownership::parse_ownership_mark(*vm.config->description);
-}
-
 bool clone_unfinished(std::string_view lock, const std::optional<std::string>& name) {
   return lock == "clone" && name.value_or("").empty();
 }

@@ -19,6 +19,7 @@
 
 #include "actors/continuation.hpp"
 #include "actors/credit_window.hpp"
+#include "actors/region/inventory.hpp"
 #include "actors/region/region_actor.hpp"
 #include "actors/region/vmid_allocator.hpp"
 #include "core/cloudinit/vm_render.hpp"
@@ -40,35 +41,6 @@ namespace kp::actors::region {
 using tick_atom = caf::atom_constant<caf::atom("regiontick")>;
 using impl_actor = protocol::region_actor::extend<caf::reacts_to<resume_atom, continuation>,
                                                   caf::reacts_to<tick_atom, std::uint64_t>>;
-
-inline constexpr const char* capacity_vm_name = "node-capacity";
-
-// One VM or container as /cluster/resources lists it, with its config once read.
-struct vm_record {
-  std::uint32_t vmid = 0;
-  std::string node;
-  std::string name;
-  std::string status;  // running, stopped, unknown (its host is offline)
-  bool is_template = false;
-  bool is_container = false;
-  std::string lock;
-  std::string pool;
-  std::optional<proxmox::vm_config> config;  // read once per VM, again while it fails
-  std::string config_error;                  // why the last read failed; "" when none
-  bool synthetic = false;   // config made by us after a launch: the next refresh reads the real one
-  std::uint64_t epoch = 0;  // bumped when we write `config`, so older reads do not overwrite it
-};
-
-struct host_record {
-  std::string name;
-  std::string status;  // online, offline, unknown
-  double cpu = 0;
-  std::optional<proxmox::node_status> node_status;  // read once
-  std::vector<std::string> iso_storages;
-  // Bridges (GET /nodes/{node}/network), read once: the simple IPAM's seeds and gateways.
-  std::optional<std::vector<proxmox::network_interface>> network;
-  bool online() const { return status == "online"; }
-};
 
 // The steps of a launch, in order. Each is read back from Proxmox when a launch resumes.
 enum class launch_step { clone, upload, config, resize, firewall, start, join, done };
@@ -192,7 +164,6 @@ void wait_started_task(self_ptr self, result<proxmox::upid> task, proxmox::task_
 
 protocol::region_error proxmox_error(const kp::error& e);
 std::string provider_id(const region_state& st, std::uint32_t vmid);
-std::optional<ownership::ownership_mark> mark_of(const vm_record& vm);
 // Proxmox still clones into a VM whose config holds `lock: clone` and no name yet: whose it is
 // stays unknown until the clone finishes (unknown, never foreign).
 bool clone_unfinished(std::string_view lock, const std::optional<std::string>& name);

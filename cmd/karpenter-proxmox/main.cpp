@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cmd/karpenter-proxmox/plan/plan_command.hpp"
 #include "cmd/karpenter-proxmox/run_controller.hpp"
 #include "config/command_line.hpp"
 #include "config/settings_help.hpp"
@@ -37,7 +38,12 @@ int main(int argc, char** argv) {
           std::vector<std::string>(command->arguments.begin() + 1, command->arguments.end()),
           argv[0]);
     }
-    std::fprintf(stderr, "%s: unknown command \"%s\": expected no arguments, or `lab`\n",
+    if (sub == "plan") {
+      return kp::plan::run_plan_command(
+          std::vector<std::string>(command->arguments.begin() + 1, command->arguments.end()),
+          command->values);
+    }
+    std::fprintf(stderr, "%s: unknown command \"%s\": expected no arguments, `lab` or `plan`\n",
                  program.c_str(), sub.c_str());
     return 2;
   }

@@ -15,6 +15,7 @@
 #include "actors/endpoint_probe.hpp"
 #include "actors/readiness.hpp"
 #include "actors/supervisor.hpp"
+#include "cmd/karpenter-proxmox/api_clients.hpp"
 #include "config/clusters_file.hpp"
 #include "config/instance_types_file.hpp"
 #include "config/kube_endpoint.hpp"
@@ -104,30 +105,13 @@ std::string replica_identity() {
   return std::string(host != nullptr && *host != '\0' ? host : "karpenter-proxmox") + "_" + suffix;
 }
 
-result<kube::client_config> kube_client_config(const config::settings& settings) {
-  if (!settings.kubeconfig.empty()) return kube::load_kubeconfig(settings.kubeconfig);
-  return kube::load_in_cluster(kube::in_cluster_environment::from_process_environment());
-}
-
 // One Proxmox client per cluster; every request is counted by region, method, templated path
 // and code, and timed.
 std::shared_ptr<proxmox::client> proxmox_client(boost::asio::io_context& io,
                                                 const config::settings& settings,
                                                 const config::proxmox_cluster& cluster,
                                                 std::shared_ptr<obs::karpenter_metrics> metrics) {
-  proxmox::client_settings s;
-  s.url = cluster.api_base();
-  if (cluster.uses_token()) {
-    s.credentials = proxmox::token_credentials{cluster.token_id, cluster.token_secret.reveal()};
-  } else {
-    s.credentials = proxmox::password_credentials{cluster.username, cluster.password.reveal()};
-  }
-  s.transport.ca_pem = cluster.ca_pem;
-  s.transport.insecure_skip_verify = cluster.insecure;
-  s.transport.request_timeout =
-      std::chrono::duration_cast<std::chrono::milliseconds>(settings.proxmox_request_timeout);
-  s.transport.connect_timeout = std::chrono::seconds(10);
-  s.transport.on_failure = transport_failure_log();
+  auto s = proxmox_client_settings(settings, cluster, transport_failure_log());
   s.on_request = [metrics, region = cluster.region](const std::string& method,
                                                     const std::string& path, int status,
                                                     std::chrono::nanoseconds took) {

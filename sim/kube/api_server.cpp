@@ -177,6 +177,7 @@ api_server::api_server(operations& ops, watch_hub& hub, api_server_settings sett
 void api_server::handle(transport::http_request request,
                         std::shared_ptr<transport::http_exchange> exchange) {
   ++requests_;
+  ++requests_by_method_[request.method];
   context c{std::move(request), std::move(exchange), {}, {}};
   try {
     c.query = parse_query(c.request.query());

@@ -4,6 +4,7 @@
 // each request, and answers every failure with a Status object of the right code. It never
 // throws to the transport: a malformed request is a 400, an unexpected fault a 500.
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -30,6 +31,11 @@ class api_server {
   void handle(transport::http_request request, std::shared_ptr<transport::http_exchange> exchange);
   void set_control_handler(control_handler h) { controls_ = std::move(h); }
   std::uint64_t requests_served() const { return requests_; }
+  // Requests by HTTP method (GET, POST, PUT, PATCH, DELETE, ...), so a test can tell reads from
+  // writes.
+  const std::map<std::string, std::uint64_t>& requests_by_method() const {
+    return requests_by_method_;
+  }
   auth_settings& auth() { return settings_.auth; }
 
  private:
@@ -49,6 +55,7 @@ class api_server {
   api_server_settings settings_;
   control_handler controls_;
   std::uint64_t requests_ = 0;
+  std::map<std::string, std::uint64_t> requests_by_method_;
 };
 
 }  // namespace kp::sim::kube

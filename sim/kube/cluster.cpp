@@ -167,8 +167,12 @@ status cluster::start() {
                                     const json::value& body) -> api_result<json::object> {
     auto self = weak.lock();
     if (!self) return internal_error("stopping");
-    control_targets t{self->ops, self->hub, self->options.enabled, self->api->auth(),
-                      self->api->requests_served()};
+    control_targets t{self->ops,
+                      self->hub,
+                      self->options.enabled,
+                      self->api->auth(),
+                      self->api->requests_served(),
+                      self->api->requests_by_method()};
     auto r = handle_test_control(t, method, path, body);
     self->request_pass();
     return r;

@@ -21,11 +21,14 @@ api_result<json::object> handle_test_control(control_targets& t, const std::stri
   if (method == "GET" && p == "/sim/v1/stats") {
     json::object controllers;
     for (const auto& [name, on] : t.enabled) controllers[name] = on;
+    json::object by_method;
+    for (const auto& [name, count] : t.requests_by_method) by_method[name] = count;
     return json::object{{"resourceVersion", t.ops.store().current_rv()},
                         {"objects", t.ops.store().size()},
                         {"watches", t.hub.watch_count()},
                         {"compactedResourceVersion", t.hub.compacted_rv()},
                         {"requests", t.requests_served},
+                        {"requestsByMethod", by_method},
                         {"controllers", controllers}};
   }
   if (method != "POST")

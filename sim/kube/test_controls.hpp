@@ -19,6 +19,7 @@ struct control_targets {
   std::map<std::string, bool>& enabled;
   auth_settings& auth;
   std::uint64_t requests_served = 0;
+  std::map<std::string, std::uint64_t> requests_by_method;
 };
 
 api_result<boost::json::object> handle_test_control(control_targets& t, const std::string& method,

@@ -43,5 +43,106 @@ TEST(Inventory, ReadsCreationTimeBootDiskAndSize) {
   EXPECT_EQ(creation_time(parse({})), 0);
 }
 
+// One listing of two hosts, a storage with ISOs, a VM, a template and a container.
+std::vector<proxmox::cluster_resource> listing() {
+  std::vector<proxmox::cluster_resource> out;
+  auto add = [&](std::string type, std::string node, std::string status, std::uint32_t vmid = 0,
+                 std::string name = "") {
+    proxmox::cluster_resource r;
+    r.type = std::move(type);
+    r.node = std::move(node);
+    r.status = std::move(status);
+    r.vmid = vmid;
+    r.name = std::move(name);
+    out.push_back(r);
+    return &out.back();
+  };
+  add("node", "pve1", "online");
+  add("node", "pve2", "");
+  add("storage", "pve1", "available")->content = "iso,vztmpl";
+  out.back().storage = "local";
+  add("qemu", "pve1", "running", 100, "web");
+  add("qemu", "pve2", "stopped", 9000, "k8s-template")->template_ = true;
+  add("lxc", "pve1", "running", 200, "ct");
+  return out;
+}
+
+TEST(Inventory, AListingBecomesHostsAndVmsWithoutDetails) {
+  auto l = listing_from_resources(listing());
+  ASSERT_EQ(l.hosts.size(), 2u);
+  EXPECT_TRUE(l.hosts.at("pve1").online());
+  EXPECT_EQ(l.hosts.at("pve2").status, "unknown");
+  EXPECT_EQ(l.hosts.at("pve1").iso_storages, std::vector<std::string>{"local"});
+  ASSERT_EQ(l.vms.size(), 3u);
+  EXPECT_TRUE(l.vms.at(9000).is_template);
+  EXPECT_TRUE(l.vms.at(200).is_container);
+  EXPECT_EQ(l.vms.at(100).node, "pve1");
+  EXPECT_FALSE(l.vms.at(100).config.has_value());
+}
+
+TEST(Inventory, AHostHoldsItsRunningVmsAndOurStoppedOnesButNotAStrangersStoppedOne) {
+  host_record host;
+  host.name = "pve1";
+  host.status = "online";
+  std::map<std::uint32_t, vm_record> vms;
+  auto vm = [&](std::uint32_t id, std::string status, std::string description) {
+    vm_record r;
+    r.vmid = id;
+    r.node = "pve1";
+    r.name = "vm" + std::to_string(id);
+    r.status = std::move(status);
+    std::map<std::string, std::string> raw{{"cores", "2"}, {"memory", "2048"}};
+    if (!description.empty()) raw["description"] = description;
+    r.config = parse(raw);
+    vms[id] = r;
+  };
+  vm(1, "running", "");
+  vm(2, "stopped", "karpenter-proxmox: cluster=lab, nodeclaim=a, nodepool=p");
+  vm(3, "stopped", "");
+  vm(4, "running", "karpenter-proxmox: cluster=other, nodeclaim=b, nodepool=p");
+  auto topology = placement::predict_topology(1, 16, 8, 32ll << 30);
+  const int empty = placement_host_of(host, topology, {}, {}, "lab").free_cpus();
+  ASSERT_GE(empty, 10);
+  auto hs = placement_host_of(host, topology, vms, {}, "lab");
+  EXPECT_TRUE(hs.online);
+  // 1 (running), 2 (ours, stopped) and 4 (running, another cluster's): 3 VMs of 2 vCPUs.
+  EXPECT_EQ(hs.free_cpus(), empty - 6);
+  reservations reserved{{5, {"pve1", placement::vm_allocation{5, 4, 4ll << 30, {}, {}, true}}}};
+  EXPECT_EQ(placement_host_of(host, topology, vms, reserved, "lab").free_cpus(), empty - 10);
+}
+
+TEST(Inventory, ALaunchMayUseOnlyHostsHoldingItsTemplateWithinItsZones) {
+  std::map<std::uint32_t, vm_record> vms;
+  for (auto [id, node] : {std::pair<std::uint32_t, const char*>{9000, "pve1"}, {9001, "pve2"}}) {
+    vm_record t;
+    t.vmid = id;
+    t.node = node;
+    t.name = "k8s-template";
+    t.is_template = true;
+    t.config = parse({{"template", "1"}});
+    vms[id] = t;
+  }
+  protocol::launch_request req;
+  req.template_name = "k8s-template";
+  req.min_free_cpu = 2;
+  auto any = launch_hosts_for(req, vms, "r");
+  ASSERT_TRUE(any.ok());
+  EXPECT_EQ(any->filter.allowed_hosts, (std::vector<std::string>{"pve1", "pve2"}));
+  EXPECT_EQ(any->templates.at("pve2"), 9001u);
+  EXPECT_EQ(any->filter.min_free_cpu, 2);
+  req.zones = {"pve2", "pve3"};
+  EXPECT_EQ(launch_hosts_for(req, vms, "r")->filter.allowed_hosts,
+            std::vector<std::string>{"pve2"});
+  req.zones = {"pve3"};
+  auto none = launch_hosts_for(req, vms, "r");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().code, "template_missing");
+  req.template_name = "other";
+  req.zones.clear();
+  auto missing = launch_hosts_for(req, vms, "r");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("'other' is on no host of region r"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kp::actors::region

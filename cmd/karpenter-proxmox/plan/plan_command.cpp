@@ -1,0 +1,174 @@
+#include "cmd/karpenter-proxmox/plan/plan_command.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "cmd/karpenter-proxmox/api_clients.hpp"
+#include "cmd/karpenter-proxmox/plan/live_world.hpp"
+#include "cmd/karpenter-proxmox/plan/plan_report.hpp"
+#include "cmd/karpenter-proxmox/plan/what_if.hpp"
+#include "cmd/karpenter-proxmox/plan/workload_file.hpp"
+#include "config/clusters_file.hpp"
+#include "config/instance_types_file.hpp"
+#include "config/node_settings_file.hpp"
+#include "core/parse_number.hpp"
+#include "observability/logging.hpp"
+#include "observability/redaction.hpp"
+#include "protocol/kube/client.hpp"
+#include "protocol/proxmox/client.hpp"
+#include "protocol/transport/io_runtime.hpp"
+
+namespace kp::plan {
+namespace {
+
+constexpr const char* usage =
+    "usage: karpenter-proxmox [settings] plan -f FILE [--output text|json] [--timeout SECONDS]\n"
+    "Reads the cluster and every Proxmox cluster (GET requests only), adds the Pods,\n"
+    "Deployments, ReplicaSets and StatefulSets of FILE (multi-document YAML or JSON) as pending\n"
+    "pods, and prints what the controller would do on that snapshot: the NodeClaims it would\n"
+    "create (NodePool, instance type, price, host, NUMA node) with the pods each would hold,\n"
+    "the pods that would stay pending and why, and the nodes consolidation would remove.\n"
+    "It writes nothing anywhere. Settings (--cloud-config, --kubeconfig, NODE_POLICY, ...) are\n"
+    "the controller's and go before `plan`. docs/plan.md documents the JSON shape.\n"
+    "  -f, --filename FILE   the workloads to add (required)\n"
+    "  -o, --output FORMAT   text (default) or json\n"
+    "  --timeout SECONDS     the deadline for reading both APIs (default 30)\n";
+
+int refuse(const std::string& message) {
+  std::fprintf(stderr, "karpenter-proxmox: plan: %s\n", message.c_str());
+  return 2;
+}
+
+struct plan_args {
+  std::string file;
+  bool json = false;
+  int timeout_seconds = 30;
+  bool help = false;
+};
+
+// "-f x", "-f=x", "--filename x", "--filename=x" and the same for the others.
+result<plan_args> parse_args(const std::vector<std::string>& args) {
+  plan_args out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string name = args[i];
+    std::optional<std::string> value;
+    if (auto eq = name.find('='); eq != std::string::npos && name.rfind("-", 0) == 0) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    auto take = [&]() -> result<std::string> {
+      if (value) return *value;
+      if (i + 1 >= args.size()) return make_error("usage", name + ": needs a value");
+      return args[++i];
+    };
+    if (name == "-h" || name == "--help" || name == "-help") {
+      out.help = true;
+    } else if (name == "-f" || name == "--filename") {
+      auto v = take();
+      if (!v) return v.error();
+      out.file = *v;
+    } else if (name == "-o" || name == "--output") {
+      auto v = take();
+      if (!v) return v.error();
+      if (*v != "text" && *v != "json")
+        return make_error("usage", name + " \"" + *v + "\": expected text or json");
+      out.json = *v == "json";
+    } else if (name == "--timeout") {
+      auto v = take();
+      if (!v) return v.error();
+      auto n = kp::parse_integer<int>(*v);
+      if (!n || *n <= 0)
+        return make_error("usage",
+                          "--timeout \"" + *v + "\": expected a positive number of seconds");
+      out.timeout_seconds = *n;
+    } else {
+      return make_error("usage", "unknown argument \"" + args[i] + "\"");
+    }
+  }
+  if (!out.help && out.file.empty()) return make_error("usage", "-f FILE is required");
+  return out;
+}
+
+transport::failure_reporter stderr_failures() {
+  return [](std::string_view where, std::string_view what) {
+    std::fprintf(stderr, "karpenter-proxmox: plan: a callback threw in %.*s: %.*s\n",
+                 static_cast<int>(where.size()), where.data(), static_cast<int>(what.size()),
+                 what.data());
+  };
+}
+
+}  // namespace
+
+int run_plan_command(const std::vector<std::string>& args, const config::settings& settings) {
+  auto parsed = parse_args(args);
+  if (!parsed) return refuse(parsed.error().message + " (see karpenter-proxmox plan --help)");
+  if (parsed->help) {
+    std::fputs(usage, stdout);
+    return 0;
+  }
+  // Logs (warnings of the clients) go to stderr, so stdout holds the report alone.
+  obs::log_options log_options;
+  log_options.level = obs::log_level::warn;
+  log_options.output_paths = {"stderr"};
+  if (auto logging = obs::setup_logging(log_options); !logging) {
+    return refuse(logging.error().message);
+  }
+
+  auto added = read_workload_file(parsed->file);
+  if (!added) return refuse(added.error().message);
+  auto clusters = config::load_clusters_file(settings.cloud_config);
+  if (!clusters) return refuse(clusters.error().message);
+  for (const auto& c : clusters->clusters) {
+    obs::register_secret(c.token_secret.reveal());
+    obs::register_secret(c.password.reveal());
+  }
+  auto node_settings = config::load_node_settings_file(settings.node_setting_file);
+  if (!node_settings) return refuse(node_settings.error().message);
+  auto types = config::load_instance_types(settings);
+  if (!types) return refuse(types.error().message);
+  auto kube_config = cmd::kube_client_config(settings);
+  if (!kube_config) return refuse(kube_config.error().message);
+
+  auto io = std::make_unique<transport::io_runtime>(1, stderr_failures());
+  kube::client_options kube_options;
+  kube_options.qps = settings.kube_client_qps;
+  kube_options.burst = settings.kube_client_burst;
+  kube_options.on_failure = stderr_failures();
+  auto kube = kube::client::create(io->context(), *kube_config, kube_options);
+  if (!kube) return refuse("kubernetes client: " + kube.error().message);
+
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(parsed->timeout_seconds);
+  auto world = read_kubernetes(**kube, settings.cluster_name, deadline);
+  if (!world) {
+    std::fprintf(stderr, "karpenter-proxmox: plan: reading Kubernetes: %s\n",
+                 world.error().message.c_str());
+    return 1;
+  }
+  std::vector<std::shared_ptr<proxmox::client>> proxmox_clients;
+  for (const auto& c : clusters->clusters) {
+    auto client = std::make_shared<proxmox::client>(
+        io->context(), cmd::proxmox_client_settings(settings, c, stderr_failures()));
+    proxmox_clients.push_back(client);
+    world->regions.push_back(read_region(*client, c.region, deadline));
+  }
+  for (auto& client : proxmox_clients) client->close();
+
+  what_if_input in;
+  in.world = std::move(*world);
+  in.added = std::move(*added);
+  in.instance_types = std::move(*types);
+  in.settings = settings;
+  if (!node_settings->hosts.empty()) in.node_settings = std::move(*node_settings);
+  in.now_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  auto report = run_what_if(in);
+  const auto text = parsed->json ? render_json(report) : render_text(report);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  io->stop();
+  return 0;
+}
+
+}  // namespace kp::plan
