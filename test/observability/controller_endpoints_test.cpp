@@ -253,7 +253,7 @@ TEST_F(ControllerProcess, TwoConcurrent200MbPostsToMetricsKeepThePeakRssUnder128
                    mb200);
   });
   std::thread chunked([&] {
-    // A chunked body announces no length: the limit must hold while it streams in.
+    // A chunked body announces no length: it is refused before a byte of it is read.
     chunked_reply = post_flood(metrics_port,
                                "POST /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: "
                                "chunked\r\n\r\nBEBC200\r\n",
@@ -262,7 +262,7 @@ TEST_F(ControllerProcess, TwoConcurrent200MbPostsToMetricsKeepThePeakRssUnder128
   sized.join();
   chunked.join();
   EXPECT_EQ(sized_reply, "HTTP/1.1 413 Payload Too Large");
-  EXPECT_EQ(chunked_reply, "HTTP/1.1 413 Payload Too Large");
+  EXPECT_EQ(chunked_reply, "HTTP/1.1 411 Length Required");
 
   const long after = peak_rss_kib(p->pid());
   std::cout << "peak RSS before " << before / 1024 << " MiB, after the two 200 MB POSTs "
