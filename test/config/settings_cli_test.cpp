@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "config/setting_table.hpp"
-#include "test/observability/child_process.hpp"
+#include "test/support/child_process.hpp"
 
 namespace kp::config {
 namespace {

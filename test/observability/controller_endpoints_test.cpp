@@ -18,7 +18,7 @@
 #include "core/parse_number.hpp"
 #include "protocol/transport/http_server.hpp"
 #include "protocol/transport/io_runtime.hpp"
-#include "test/observability/child_process.hpp"
+#include "test/support/child_process.hpp"
 
 namespace kp::obs {
 namespace {

@@ -1,18 +1,27 @@
 #pragma once
 // pve-sim as a child process for integration tests: started on a free loopback port with its CA
-// written to a private directory; stopped (SIGTERM) and cleaned up when the object goes.
-#include <sys/types.h>
-
+// written to a private directory; stopped (SIGTERM) and cleaned up when the object goes. It also
+// knows how a client reaches it, so fixtures do not rebuild those settings by hand.
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/result.hpp"
+#include "protocol/proxmox/client.hpp"
+#include "test/support/child_process.hpp"
 
 namespace kp::test {
 
 class pve_sim_process {
  public:
+  // The API token pve-sim accepts for the controller's user (pve-sim's built-in credentials).
+  static constexpr const char* token_id = "kubernetes@pve!karpenter";
+  static constexpr const char* token_secret = "5e1f0a7c-0d1e-4c2a-9b3f-6a7d8e9f0a1b";
+  // root@pam's password, for the ticket login that root-only keys need.
+  static constexpr const char* root_user = "root@pam";
+  static constexpr const char* root_password = "pve-sim-root";
+
   // $KP_BIN_DIR/pve-sim ("" when KP_BIN_DIR is unset); tests skip when it does not exist.
   static std::string binary();
 
@@ -28,9 +37,15 @@ class pve_sim_process {
   const std::string& url() const { return url_; }
   const std::string& ca_pem() const { return ca_pem_; }
 
+  enum class login { token, root_ticket };
+  // Settings for a Proxmox client of this simulator: its URL, its CA, a 20 s request timeout and
+  // the token (or root's password for a ticket).
+  proxmox::client_settings client_settings(login as = login::token) const;
+  // Transport options for plain HTTPS calls to it (its /sim/v1 control endpoints).
+  transport::client_options transport_options() const;
+
  private:
-  pid_t pid_ = -1;
-  int stdout_fd_ = -1;
+  std::unique_ptr<child_process> process_;
   std::filesystem::path dir_;
   std::string url_;
   std::string ca_pem_;

@@ -433,5 +433,55 @@ TEST_F(RegionActor, ANewLeaderListsBeforeItAllocatesAndResumesTheOldLeadersVm) {
   EXPECT_EQ(vms_named("claim-l"), 1);
 }
 
+// --- timers: task polling and the inventory refresh ---------------------------------------------
+
+TEST_F(RegionActor, ATaskIsPolledAtOnceThenAtDoublingIntervalsCappedAtTheMaximum) {
+  auto a = spawn();
+  pve->task_outcomes["qmclone"] = fake_proxmox::task_outcome::never_ends;
+  pve->reset_counts();
+  auto reply = ask<launch_reply>(a, launch_atom::value, request("claim-p"));
+  sched().run();
+  auto polls_after = [&](caf::timespan step) {
+    sched().advance_time(step);
+    sched().run();
+    return pve->calls["task_status"];
+  };
+  EXPECT_EQ(pve->calls["task_status"], 1) << "the first poll is at once";
+  // clone_wait: 100 ms, doubling, at most 1 s; polls at 0.1, 0.3, 0.7, 1.5, 2.5, 3.5 s.
+  EXPECT_EQ(polls_after(99ms), 1);
+  EXPECT_EQ(polls_after(1ms), 2);
+  EXPECT_EQ(polls_after(199ms), 2);
+  EXPECT_EQ(polls_after(1ms), 3);
+  EXPECT_EQ(polls_after(399ms), 3);
+  EXPECT_EQ(polls_after(1ms), 4);
+  EXPECT_EQ(polls_after(799ms), 4);
+  EXPECT_EQ(polls_after(1ms), 5);
+  EXPECT_EQ(polls_after(999ms), 5);
+  EXPECT_EQ(polls_after(1ms), 6) << "the interval stops growing at max_interval";
+  EXPECT_EQ(polls_after(1s), 7);
+  EXPECT_FALSE(reply->has_value()) << "still inside the 10 s clone wait";
+}
+
+TEST_F(RegionActor, TheInventoryIsListedEveryRefreshIntervalAndARefreshOnDemandRestartsIt) {
+  auto a = spawn();  // refresh_interval 10 min
+  auto listings_after = [&](caf::timespan step) {
+    sched().advance_time(step);
+    sched().run();
+    return pve->calls["cluster_resources"];
+  };
+  auto first = pve->calls["cluster_resources"];
+  ASSERT_GE(first, 1) << "a region lists its inventory when it starts";
+  EXPECT_EQ(listings_after(10min - 1ms), first);
+  EXPECT_EQ(listings_after(1ms), first + 1);
+  EXPECT_EQ(listings_after(4min), first + 1);
+  caf::anon_send(a, refresh_atom::value);
+  sched().run();
+  EXPECT_EQ(pve->calls["cluster_resources"], first + 2);
+  // The timer counts from the refresh on demand: nothing at 10 min after the timed one.
+  EXPECT_EQ(listings_after(6min), first + 2);
+  EXPECT_EQ(listings_after(4min - 1ms), first + 2);
+  EXPECT_EQ(listings_after(1ms), first + 3);
+}
+
 }  // namespace
 }  // namespace kp::actors::region

@@ -83,17 +83,9 @@ class RegionActorSim : public ::testing::Test {
   }
 
   std::shared_ptr<proxmox::client> client(bool root) {
-    proxmox::client_settings s;
-    s.url = sim_.url();
-    s.transport.ca_pem = sim_.ca_pem();
-    s.transport.request_timeout = 20s;
-    if (root) {
-      s.credentials = proxmox::password_credentials{"root@pam", "pve-sim-root"};
-    } else {
-      s.credentials = proxmox::token_credentials{"kubernetes@pve!karpenter",
-                                                 "5e1f0a7c-0d1e-4c2a-9b3f-6a7d8e9f0a1b"};
-    }
-    auto c = std::make_shared<proxmox::client>(io_->context(), s);
+    using login = test::pve_sim_process::login;
+    auto c = std::make_shared<proxmox::client>(
+        io_->context(), sim_.client_settings(root ? login::root_ticket : login::token));
     clients_.push_back(c);
     return c;
   }
@@ -247,9 +239,7 @@ class RegionActorSim : public ::testing::Test {
 
   result<transport::http_response> sim_call(const std::string& method, const std::string& target,
                                             const std::string& body = "") {
-    transport::client_options o;
-    o.ca_pem = sim_.ca_pem();
-    transport::http_client http(io_->context(), o);
+    transport::http_client http(io_->context(), sim_.transport_options());
     transport::http_request req;
     req.method = method;
     req.target = target;

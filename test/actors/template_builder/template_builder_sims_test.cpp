@@ -183,13 +183,7 @@ class TemplateBuilderSims : public ::testing::Test {
     ASSERT_TRUE(c.ok()) << c.error().message;
     kube_client_ = *c;
 
-    proxmox::client_settings ps;
-    ps.url = pve_.url();
-    ps.transport.ca_pem = pve_.ca_pem();
-    ps.transport.request_timeout = 20s;
-    ps.credentials = proxmox::token_credentials{"kubernetes@pve!karpenter",
-                                                "5e1f0a7c-0d1e-4c2a-9b3f-6a7d8e9f0a1b"};
-    pve_client_ = std::make_shared<proxmox::client>(io_.context(), ps);
+    pve_client_ = std::make_shared<proxmox::client>(io_.context(), pve_.client_settings());
 
     caf_config_.set("scheduler.max-threads", 2);
     system_ = std::make_unique<caf::actor_system>(caf_config_);

@@ -69,13 +69,7 @@ void sim_world::SetUp() {
   ASSERT_TRUE(c.ok()) << c.error().message;
   kube_ = *c;
 
-  proxmox::client_settings ps;
-  ps.url = pve_sim_.url();
-  ps.transport.ca_pem = pve_sim_.ca_pem();
-  ps.transport.request_timeout = 20s;
-  ps.credentials = proxmox::token_credentials{"kubernetes@pve!karpenter",
-                                              "5e1f0a7c-0d1e-4c2a-9b3f-6a7d8e9f0a1b"};
-  proxmox_ = std::make_shared<proxmox::client>(io_->context(), ps);
+  proxmox_ = std::make_shared<proxmox::client>(io_->context(), pve_sim_.client_settings());
 
   cfg_.set("scheduler.max-threads", 2);
   sys_ = std::make_unique<caf::actor_system>(cfg_);

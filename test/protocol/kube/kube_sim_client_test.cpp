@@ -3,10 +3,6 @@
 // forced disconnect, re-list after 410 Expired, eviction blocked by a PodDisruptionBudget, and
 // service-account-style token rotation. Skipped, saying so, when the kube-sim binary is absent.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <boost/json.hpp>
 #include <chrono>
@@ -24,8 +20,8 @@
 #include "protocol/kube/informer.hpp"
 #include "protocol/kube/policy_v1.hpp"
 #include "protocol/transport/io_runtime.hpp"
-
-extern char** environ;
+#include "test/sim/kube/kube_sim_process.hpp"
+#include "test/support/child_process.hpp"
 
 namespace kp::kube {
 namespace {
@@ -43,38 +39,21 @@ T wait(std::future<T>& f, std::chrono::seconds limit = 15s) {
 }
 
 std::string kube_sim_binary() {
-  if (const char* explicit_path = std::getenv("KP_KUBE_SIM")) return explicit_path;
-  const char* bin = std::getenv("KP_BIN_DIR");
-  return bin ? std::string(bin) + "/kube-sim" : std::string();
+  return test::binary_path("kube-sim");
 }
 
 class KubeSim : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto binary = kube_sim_binary();
-    if (binary.empty() || !fs::exists(binary)) {
-      GTEST_SKIP() << "kube-sim binary not found (looked at "
-                   << (binary.empty() ? "$KP_BIN_DIR/kube-sim" : binary)
-                   << "); build target kube-sim or set KP_KUBE_SIM";
+    if (!fs::exists(binary)) {
+      GTEST_SKIP() << "kube-sim binary not found (looked at " << binary
+                   << "); build target kube-sim";
     }
-    std::string tmpl = (fs::temp_directory_path() / "kp-kubesim-XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-    const auto kubeconfig = (dir_ / "kubeconfig").string();
-    std::vector<std::string> args = {binary, "--listen", "127.0.0.1:0", "--kubeconfig-out",
-                                     kubeconfig};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ASSERT_EQ(posix_spawn(&pid_, binary.c_str(), nullptr, nullptr, argv.data(), environ), 0);
-    const auto deadline = std::chrono::steady_clock::now() + 30s;
-    while (!fs::exists(kubeconfig)) {
-      int st = 0;
-      ASSERT_EQ(waitpid(pid_, &st, WNOHANG), 0) << "kube-sim exited early";
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline)
-          << "kube-sim wrote no kubeconfig within 30 s";
-      std::this_thread::sleep_for(20ms);  // polling for the file, bounded by the deadline
-    }
+    kube_sim_ = std::make_unique<sim::kube::testing::kube_sim_process>();
+    ASSERT_TRUE(kube_sim_->ok()) << kube_sim_->error();
+    dir_ = kube_sim_->work_dir();
+    const auto& kubeconfig = kube_sim_->kubeconfig_path();
     auto cfg = load_kubeconfig(kubeconfig);
     ASSERT_TRUE(cfg.ok()) << cfg.error().message;
     config_ = *cfg;
@@ -85,12 +64,7 @@ class KubeSim : public ::testing::Test {
 
   void TearDown() override {
     client_.reset();
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      int st = 0;
-      waitpid(pid_, &st, 0);
-    }
-    if (!dir_.empty()) fs::remove_all(dir_);
+    kube_sim_.reset();
   }
 
   status control(const std::string& path, const std::string& body) {
@@ -128,7 +102,7 @@ class KubeSim : public ::testing::Test {
   }
 
   transport::io_runtime io_{1};
-  pid_t pid_ = -1;
+  std::unique_ptr<sim::kube::testing::kube_sim_process> kube_sim_;
   fs::path dir_;
   client_config config_;
   std::shared_ptr<client> client_;

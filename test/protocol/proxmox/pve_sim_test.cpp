@@ -29,9 +29,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-constexpr const char* token_id = "kubernetes@pve!karpenter";
-constexpr const char* token_secret = "5e1f0a7c-0d1e-4c2a-9b3f-6a7d8e9f0a1b";
-
 using kp::test::pve_sim_process;
 
 template <class T, class Start>
@@ -81,16 +78,8 @@ class PveSimTest : public ::testing::Test {
   }
 
   client_settings settings(bool ticket = false) {
-    client_settings s;
-    s.url = sim_->url();
-    s.transport.ca_pem = sim_->ca_pem();
-    s.transport.request_timeout = 20s;
-    if (ticket) {
-      s.credentials = password_credentials{"root@pam", "pve-sim-root"};
-    } else {
-      s.credentials = token_credentials{token_id, token_secret};
-    }
-    return s;
+    using login = test::pve_sim_process::login;
+    return sim_->client_settings(ticket ? login::root_ticket : login::token);
   }
   client& api(bool ticket = false) {
     auto& slot = ticket ? ticket_client_ : token_client_;
@@ -100,9 +89,7 @@ class PveSimTest : public ::testing::Test {
 
   // /sim/v1/faults takes plain JSON (no envelope, no auth).
   status put_faults(const std::string& method, const std::string& body) {
-    transport::client_options o;
-    o.ca_pem = sim_->ca_pem();
-    transport::http_client http(io_.context(), o);
+    transport::http_client http(io_.context(), sim_->transport_options());
     transport::http_request req;
     req.method = method;
     req.target = "/sim/v1/faults";
@@ -533,7 +520,8 @@ TEST_F(PveSimTest, TicketAuthAsRootMaySetAffinityWhichATokenMayNot) {
 
 TEST_F(PveSimTest, AWrongTokenSecretIsUnauthorized) {
   auto s = settings();
-  s.credentials = token_credentials{token_id, "00000000-0000-0000-0000-000000000000"};
+  s.credentials =
+      token_credentials{pve_sim_process::token_id, "00000000-0000-0000-0000-000000000000"};
   client c(io_.context(), s);
   auto v = await<version_info>([&](auto cb) { c.version(cb); });
   ASSERT_FALSE(v.ok());

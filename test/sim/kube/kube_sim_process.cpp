@@ -1,30 +1,20 @@
 #include "kube_sim_process.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
-#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "sim/kube/json_util.hpp"
 
-extern char** environ;
-
 namespace kp::sim::kube::testing {
 
 namespace {
-
-std::string bin_dir() {
-  const char* d = std::getenv("KP_BIN_DIR");
-  return d ? d : "build/bin";
-}
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
@@ -41,95 +31,29 @@ std::string yaml_value(const std::string& text, const std::string& key) {
   return text.substr(start, end - start);
 }
 
-std::vector<char*> c_argv(const std::vector<std::string>& v) {
-  std::vector<char*> out;
-  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
-  out.push_back(nullptr);
-  return out;
-}
-
 }  // namespace
 
 command_result run_command(const std::vector<std::string>& argv,
                            const std::vector<std::string>& env, const std::string& input,
                            std::chrono::milliseconds timeout, const output_predicate& until) {
   command_result r;
-  // Close-on-exec: a command started meanwhile from another thread (kubectl drain or a watch
-  // running in the background) must not inherit these pipes, or this command's output would not
-  // reach end-of-file until that other process exits. dup2 clears the flag on 0, 1 and 2.
-  int in_pipe[2], out_pipe[2], err_pipe[2];
-  if (pipe2(in_pipe, O_CLOEXEC) || pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC))
-    return r;
-  std::vector<std::string> envs;
-  for (char** e = environ; *e; ++e) {
-    std::string s(*e);
-    bool overridden = false;
-    for (const auto& o : env)
-      if (s.compare(0, o.find('=') + 1, o, 0, o.find('=') + 1) == 0) overridden = true;
-    if (!overridden) envs.push_back(s);
+  kp::test::launch_options options;
+  options.env = env;
+  options.input = input;
+  kp::test::child_process p(argv, options);
+  if (!p.start_error().empty()) return r;
+  auto enough = [&](const std::string& out) { return until && until(out); };
+  if (p.read_until(enough, timeout)) {
+    r.stopped_early = true;
+    p.signal(SIGTERM);
+  } else if (!p.output_closed()) {
+    r.timed_out = true;
+    p.signal(SIGTERM);
   }
-  for (const auto& o : env) envs.push_back(o);
-  auto args = c_argv(argv);
-  auto envp = c_argv(envs);
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(in_pipe[0], 0);
-    dup2(out_pipe[1], 1);
-    dup2(err_pipe[1], 2);
-    close(in_pipe[1]);
-    close(out_pipe[0]);
-    close(err_pipe[0]);
-    execve(args[0], args.data(), envp.data());
-    _exit(127);
-  }
-  close(in_pipe[0]);
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  if (!input.empty()) {
-    ssize_t off = 0;
-    while (off < static_cast<ssize_t>(input.size())) {
-      auto n = write(in_pipe[1], input.data() + off, input.size() - static_cast<std::size_t>(off));
-      if (n <= 0) break;
-      off += n;
-    }
-  }
-  close(in_pipe[1]);
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  int open_fds = 2;
-  char buf[65536];
-  while (open_fds > 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    deadline - std::chrono::steady_clock::now())
-                    .count();
-    if (left <= 0) {
-      r.timed_out = true;
-      kill(pid, SIGTERM);
-      break;
-    }
-    if (poll(fds, 2, static_cast<int>(left)) <= 0) continue;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      auto n = read(fds[i].fd, buf, sizeof buf);
-      if (n <= 0) {
-        close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-      } else {
-        (i == 0 ? r.out : r.err).append(buf, static_cast<std::size_t>(n));
-      }
-    }
-    if (until && until(r.out)) {
-      r.stopped_early = true;
-      kill(pid, SIGTERM);
-      break;
-    }
-  }
-  for (auto& f : fds)
-    if (f.fd >= 0) close(f.fd);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  auto code = p.wait_exit(std::chrono::seconds(10));
+  r.out = p.out();
+  r.err = p.err();
+  r.exit_code = code && !p.signaled() ? *code : -1;
   return r;
 }
 
@@ -147,37 +71,19 @@ kube_sim_process::kube_sim_process(std::vector<std::string> extra_args) {
   }
   dir_ = tmpl;
   kubeconfig_ = dir_ + "/kubeconfig";
-  std::vector<std::string> argv{bin_dir() + "/kube-sim", "--listen", "127.0.0.1:0",
+  std::vector<std::string> argv{kp::test::binary_path("kube-sim"), "--listen", "127.0.0.1:0",
                                 "--kubeconfig-out", kubeconfig_};
   for (auto& a : extra_args) argv.push_back(a);
-  int out_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC)) {
-    error_ = "pipe failed";
-    return;
-  }
-  auto args = c_argv(argv);
-  pid_ = fork();
-  if (pid_ == 0) {
-    dup2(out_pipe[1], 1);
-    close(out_pipe[0]);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  close(out_pipe[1]);
-  std::string line;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  pollfd pfd{out_pipe[0], POLLIN, 0};
-  char c;
-  while (line.find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline) {
-    if (poll(&pfd, 1, 200) <= 0) continue;
-    if (read(out_pipe[0], &c, 1) != 1) break;
-    line += c;
-  }
-  close(out_pipe[0]);
-  if (line.empty() || line.back() != '\n') {
+  kp::test::launch_options options;
+  options.capture_stderr = false;
+  process_ = std::make_unique<kp::test::child_process>(argv, options);
+  auto has_line = [](const std::string& out) { return out.find('\n') != std::string::npos; };
+  if (!process_->start_error().empty() ||
+      !process_->read_until(has_line, std::chrono::seconds(20))) {
     error_ = "kube-sim did not print its address (is " + argv[0] + " built?)";
     return;
   }
+  std::string line = process_->out().substr(0, process_->out().find('\n') + 1);
   url_ = line.substr(0, line.size() - 1);
   auto kc = read_file(kubeconfig_);
   token_ = yaml_value(kc, "token");
@@ -186,14 +92,11 @@ kube_sim_process::kube_sim_process(std::vector<std::string> extra_args) {
 }
 
 kube_sim_process::~kube_sim_process() {
-  if (pid_ > 0) {
-    kill(pid_, SIGTERM);
-    int status = 0;
-    waitpid(pid_, &status, 0);
-  }
+  if (process_) process_->stop();
+  process_.reset();
   if (!dir_.empty()) {
-    std::string cmd = "rm -rf '" + dir_ + "'";
-    (void)std::system(cmd.c_str());
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
   }
 }
 

@@ -3,9 +3,12 @@
 // kubectl runs against it, each with its own HOME so discovery caches never leak between runs.
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "test/support/child_process.hpp"
 
 namespace kp::sim::kube::testing {
 
@@ -49,7 +52,7 @@ class kube_sim_process {
                          const output_predicate& until = {}) const;
 
  private:
-  int pid_ = -1;
+  std::unique_ptr<kp::test::child_process> process_;
   std::string dir_, url_, kubeconfig_, token_, ca_pem_, error_;
 };
 

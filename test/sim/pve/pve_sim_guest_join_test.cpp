@@ -2,18 +2,15 @@
 // one with a bad bootstrap token never appears, a stopped one goes NotReady. Runs only when the
 // kube-sim binary has been built next to pve-sim (it is skipped otherwise).
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-
-#include <fstream>
+#include <filesystem>
+#include <memory>
 
 #include "core/cloudinit/nocloud_iso.hpp"
 #include "core/text/base64.hpp"
 #include "pve_sim_test_client.hpp"
 #include "sim/pve/guest_join_plan.hpp"
-
-extern char** environ;
+#include "test/sim/kube/kube_sim_process.hpp"
+#include "test/support/child_process.hpp"
 
 using namespace kp::sim::pve;
 using namespace kp::sim::pve::testing;
@@ -24,55 +21,6 @@ namespace {
 const char* admin_token = "pve-sim-join-test-admin";
 const char* token_id = "abcdef";
 const char* token_secret = "0123456789abcdef";
-
-// kube-sim as a child process on a free port; its URL comes from the first stdout line.
-class kube_sim_process {
- public:
-  bool start(const std::filesystem::path& bin, const std::filesystem::path& dir) {
-    ca_file_ = dir / "kube-ca.pem";
-    int out[2];
-    if (pipe(out) != 0) return false;
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-    posix_spawn_file_actions_addclose(&actions, out[0]);
-    std::vector<std::string> args = {
-        bin.string(),    "--listen",  "127.0.0.1:0",          "--ca-out", ca_file_.string(),
-        "--admin-token", admin_token, "--node-monitor-grace", "2"};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    int rc = posix_spawn(&pid_, bin.c_str(), &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    close(out[1]);
-    if (rc != 0) return false;
-    std::string line;
-    char ch;
-    while (read(out[0], &ch, 1) == 1 && ch != '\n') line.push_back(ch);
-    close(out[0]);
-    url_ = line;
-    std::ifstream in(ca_file_);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    ca_pem_ = ss.str();
-    return url_.rfind("https://", 0) == 0 && !ca_pem_.empty();
-  }
-  ~kube_sim_process() {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      int status = 0;
-      waitpid(pid_, &status, 0);
-    }
-  }
-  const std::string& url() const { return url_; }
-  const std::string& ca_pem() const { return ca_pem_; }
-
- private:
-  pid_t pid_ = -1;
-  std::filesystem::path ca_file_;
-  std::string url_;
-  std::string ca_pem_;
-};
 
 std::string user_data(const std::string& server, const std::string& ca_pem,
                       const std::string& token, int vmid) {
@@ -103,13 +51,13 @@ std::string user_data(const std::string& server, const std::string& ca_pem,
 class PveSimGuestJoin : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* bin_dir = std::getenv("KP_BIN_DIR");
-    auto bin = std::filesystem::path(bin_dir ? bin_dir : "") / "kube-sim";
-    if (!bin_dir || !std::filesystem::exists(bin))
-      GTEST_SKIP() << "kube-sim is not built at " << bin;
-    ASSERT_TRUE(kube.start(bin, sim.data_dir()));
+    auto bin = kp::test::binary_path("kube-sim");
+    if (!std::filesystem::exists(bin)) GTEST_SKIP() << "kube-sim is not built at " << bin;
+    kube = std::make_unique<kp::sim::kube::testing::kube_sim_process>(
+        std::vector<std::string>{"--admin-token", admin_token, "--node-monitor-grace", "2"});
+    ASSERT_TRUE(kube->ok()) << kube->error();
     kp::transport::client_options opts;
-    opts.ca_pem = kube.ca_pem();
+    opts.ca_pem = kube->ca_pem();
     kube_client = std::make_unique<kp::transport::http_client>(io.context(), opts);
     // The bootstrap token the controller would create.
     json::object secret{
@@ -137,7 +85,7 @@ class PveSimGuestJoin : public ::testing::Test {
     req.body = std::move(body);
     auto promise = std::make_shared<std::promise<kp::transport::response_result>>();
     auto future = promise->get_future();
-    kube_client->send(kube.url(), std::move(req), [promise](kp::transport::response_result r) {
+    kube_client->send(kube->url(), std::move(req), [promise](kp::transport::response_result r) {
       promise->set_value(std::move(r));
     });
     auto r = future.get();
@@ -172,7 +120,7 @@ class PveSimGuestJoin : public ::testing::Test {
   // and starts it.
   void launch(int vmid, const std::string& name, const std::string& token) {
     kp::cloudinit::nocloud_files files;
-    files.user_data = user_data(kube.url(), kube.ca_pem(), token, vmid);
+    files.user_data = user_data(kube->url(), kube->ca_pem(), token, vmid);
     files.meta_data = "instance-id: " + name + "\nlocal-hostname: " + name + "\n";
     auto iso = kp::cloudinit::write_nocloud_iso(files);
     ASSERT_TRUE(iso.ok()) << iso.error().message;
@@ -204,7 +152,7 @@ class PveSimGuestJoin : public ::testing::Test {
   }
 
   sim_fixture sim;
-  kube_sim_process kube;
+  std::unique_ptr<kp::sim::kube::testing::kube_sim_process> kube;
   kp::transport::io_runtime io{1};
   std::unique_ptr<kp::transport::http_client> kube_client;
 };
@@ -261,8 +209,8 @@ TEST_F(PveSimGuestJoin, AGuestAgentExecOfTheJoinCommandJoinsARunningVm) {
   ASSERT_TRUE(
       wait_for([&] { return sim.api("POST", "/nodes/pve1/qemu/122/agent/ping").status == 200; },
                std::chrono::seconds(20)));
-  std::string command = "kube-join server=" + kube.url() + " token=" + token_id + "." +
-                        token_secret + " ca=" + kp::text::base64_encode(kube.ca_pem()) +
+  std::string command = "kube-join server=" + kube->url() + " token=" + token_id + "." +
+                        token_secret + " ca=" + kp::text::base64_encode(kube->ca_pem()) +
                         " labels=kproximate=yes";
   auto exec = sim.api("POST", "/nodes/pve1/qemu/122/agent/exec",
                       {{"command", "bash"}, {"command", "-c"}, {"command", command}});
@@ -284,8 +232,8 @@ TEST_F(PveSimGuestJoin, ATemplateWithABakedInJoinJoinsOnBootWithoutACdrom) {
   ASSERT_EQ(sim.run_task("POST", "/nodes/pve1/qemu/9001/clone",
                          {{"newid", "123"}, {"name", "join-node-baked"}}),
             "OK");
-  std::string join = "kube-join server=" + kube.url() + " token=" + token_id + "." + token_secret +
-                     " ca=" + kp::text::base64_encode(kube.ca_pem());
+  std::string join = "kube-join server=" + kube->url() + " token=" + token_id + "." + token_secret +
+                     " ca=" + kp::text::base64_encode(kube->ca_pem());
   ASSERT_EQ(
       sim.api("PUT", "/nodes/pve1/qemu/123/config", {{"description", "baked template\n" + join}})
           .status,
@@ -300,8 +248,8 @@ TEST_F(PveSimGuestJoin, AGuestWithAMappedGpuAdvertisesTheMappingsResourceOnItsNo
   ASSERT_EQ(sim.run_task("POST", "/nodes/pve2/qemu/9002/clone",
                          {{"newid", "124"}, {"name", "join-node-gpu"}}),
             "OK");
-  std::string join = "kube-join server=" + kube.url() + " token=" + token_id + "." + token_secret +
-                     " ca=" + kp::text::base64_encode(kube.ca_pem());
+  std::string join = "kube-join server=" + kube->url() + " token=" + token_id + "." + token_secret +
+                     " ca=" + kp::text::base64_encode(kube->ca_pem());
   ASSERT_EQ(sim.api("PUT", "/nodes/pve2/qemu/124/config",
                     {{"description", "gpu node\n" + join}, {"hostpci0", "mapping=gpu"}})
                 .status,
