@@ -51,6 +51,7 @@ TEST_F(Supervisor, SpawnsEveryChild) {
   EXPECT_EQ(b.spawned, 1);
   EXPECT_EQ(children_of(supervisor), (std::vector<std::string>{"a", "b"}));
   caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
+  sched().run();  // the children stop now, while the counters they update still exist
 }
 
 TEST_F(Supervisor, RestartsAStoppedChildAfterItsBackoffDelay) {
@@ -91,6 +92,7 @@ TEST_F(Supervisor, RestartsAStoppedChildAfterItsBackoffDelay) {
   EXPECT_EQ(c.spawned, 3);
   EXPECT_EQ(restarts(), 2);
   caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
+  sched().run();  // the children stop now, while the counters they update still exist
 }
 
 TEST_F(Supervisor, AChildThatRanLongerThanTheLongestDelayRestartsAfterTheShortestAgain) {
@@ -117,6 +119,7 @@ TEST_F(Supervisor, AChildThatRanLongerThanTheLongestDelayRestartsAfterTheShortes
   sched().run();
   EXPECT_EQ(c.spawned, 3) << "back to the 1 s delay, not 2 s";
   caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
+  sched().run();  // the children stop now, while the counters they update still exist
 }
 
 TEST_F(Supervisor, ShutdownStopsEveryChildAndRestartsNone) {
