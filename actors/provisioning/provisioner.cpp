@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <caf/all.hpp>
@@ -101,6 +102,26 @@ std::string fresh_name(provisioner_state& st, const std::string& pool) {
     if (st.latest && protocol::cluster_snapshot::find(st.latest->node_claims, name)) continue;
     return name;
   }
+}
+
+// The NodeClaim a plan stands for: the object to create, and the model the next simulation sees
+// while it is in flight. nullopt (logged) when the object does not translate.
+std::optional<created_claim> stamp_claim(provisioner_state& st,
+                                         const scheduling::planned_nodeclaim& planned,
+                                         const scheduling_input& input, const kube::node_pool& pool,
+                                         const std::string& name) {
+  created_claim entry;
+  entry.object = kube::nodeclaim_from_plan(planned, input.snap, pool, name);
+  auto m = kube::to_model(entry.object);
+  if (!m) {
+    st.log.error("planned nodeclaim does not translate",
+                 {{"nodeclaim", name}, {"error", m.error().message}});
+    return std::nullopt;
+  }
+  entry.model = std::move(*m);
+  entry.model.capacity = pessimistic_capacity(entry.model, input.snap.instance_types);
+  entry.types = scheduling::instance_type_names(planned, input.snap);
+  return entry;
 }
 
 void send_create(provisioner_pointer self, std::shared_ptr<env> e, const std::string& name);
@@ -271,17 +292,9 @@ void run_batch(provisioner_pointer self, std::shared_ptr<env> e, const protocol:
     auto pool = input.pools.find(planned.nodepool);
     if (pool == input.pools.end()) continue;  // cannot happen: plans only use given pools
     const std::string name = fresh_name(st, planned.nodepool);
-    created_claim entry;
-    entry.object = kube::nodeclaim_from_plan(planned, input.snap, *pool->second, name);
-    auto m = kube::to_model(entry.object);
-    if (!m) {
-      st.log.error("planned nodeclaim does not translate",
-                   {{"nodeclaim", name}, {"error", m.error().message}});
-      continue;
-    }
-    entry.model = std::move(*m);
-    entry.model.capacity = pessimistic_capacity(entry.model, input.snap.instance_types);
-    entry.types = scheduling::instance_type_names(planned, input.snap);
+    auto stamped = stamp_claim(st, planned, input, *pool->second, name);
+    if (!stamped) continue;
+    auto& entry = *stamped;
     for (std::size_t i : planned.pods) {
       const auto& uid = input.pending[i]->metadata.uid;
       entry.pods.push_back(uid);
@@ -362,19 +375,10 @@ void reconcile_static(provisioner_pointer self, std::shared_ptr<env> e,
                    {"provision-count", std::to_string(p.create)}});
       for (std::int64_t i = 0; i < p.create; ++i) {
         const std::string name = fresh_name(st, p.nodepool);
-        created_claim entry;
-        entry.static_pool = true;
-        entry.object = kube::nodeclaim_from_plan(*planned, input.snap, *pool->second, name);
-        auto m = kube::to_model(entry.object);
-        if (!m) {
-          st.log.error("planned nodeclaim does not translate",
-                       {{"nodeclaim", name}, {"error", m.error().message}});
-          break;
-        }
-        entry.model = std::move(*m);
-        entry.model.capacity = pessimistic_capacity(entry.model, input.snap.instance_types);
-        entry.types = scheduling::instance_type_names(*planned, input.snap);
-        st.created.emplace(name, std::move(entry));
+        auto entry = stamp_claim(st, *planned, input, *pool->second, name);
+        if (!entry) break;
+        entry->static_pool = true;
+        st.created.emplace(name, std::move(*entry));
         if (e->ctx.kube) send_create(self, e, name);
       }
     }

@@ -341,15 +341,10 @@ class session final : public session_link, public std::enable_shared_from_this<s
       // The body is never read, so the connection cannot carry another request.
       disarm(read_timer_, read_gen_);
       reading_ = false;
-      read_closed_ = true;
-      auto st = std::make_shared<exchange_state>();
-      st->keep_alive = false;
-      queue_.push_back(st);
       http_response r;
       r.status = 411;
       r.body = "a chunked request body is not accepted here: send Content-Length\n";
-      do_respond(st, std::move(r));
-      return;
+      return answer_and_close(std::move(r));
     }
     in_body_ = true;
     arm(read_timer_, read_gen_, shared_->options.read_timeout);
@@ -371,6 +366,16 @@ class session final : public session_link, public std::enable_shared_from_this<s
     read_body();
   }
 
+  // A refusal whose request cannot be read to its end: answered last, then the connection
+  // closes, since the rest of the stream is not a request boundary.
+  void answer_and_close(http_response r) {
+    read_closed_ = true;
+    auto st = std::make_shared<exchange_state>();
+    st->keep_alive = false;
+    queue_.push_back(st);
+    do_respond(st, std::move(r));
+  }
+
   void read_body() {
     http::async_read(
         stream_, buffer_, *parser_,
@@ -383,33 +388,23 @@ class session final : public session_link, public std::enable_shared_from_this<s
     disarm(read_timer_, read_gen_);
     if (closed_) return;
     if (ec == http::error::body_limit) {
-      read_closed_ = true;
-      auto st = std::make_shared<exchange_state>();
-      st->keep_alive = false;
-      queue_.push_back(st);
       http_response r;
       r.status = 413;
       r.body = "request body exceeds the limit of " + std::to_string(shared_->options.body_limit) +
                " bytes\n";
-      do_respond(st, shared_->options.body_limit_reply.value_or(std::move(r)));
-      return;
+      return answer_and_close(shared_->options.body_limit_reply.value_or(std::move(r)));
     }
     if (ec) {
       const bool parse_error = ec.category() == error_code(http::error::bad_target).category() &&
                                ec != http::error::end_of_stream &&
                                ec != http::error::partial_message;
       if (parse_error && queue_.empty() && !writing_) {
-        read_closed_ = true;
-        auto st = std::make_shared<exchange_state>();
-        st->keep_alive = false;
-        queue_.push_back(st);
         http_response r;
         r.status = refusal_status(ec);
         r.body = r.status == 431 ? "request header exceeds the limit of " +
                                        std::to_string(shared_->options.header_limit) + " bytes\n"
                                  : "malformed request: " + ec.message() + "\n";
-        do_respond(st, std::move(r));
-        return;
+        return answer_and_close(std::move(r));
       }
       // The client left (or timed out): nothing more can be delivered.
       return close();
