@@ -183,6 +183,8 @@ void schedule_tick(self_ptr self) {
 
 void refresh(self_ptr self) {
   auto& st = self->state;
+  // A listing serves every waiter: it belongs to no launch, even one that asked for it.
+  launch_scope unbound(st, {});
   if (st.refreshing) {
     st.refresh_again = true;
     return;
@@ -259,13 +261,13 @@ void with_inventory(self_ptr self, std::function<void()> f) {
     f();
     return;
   }
-  self->state.after_refresh.push_back(std::move(f));
+  self->state.after_refresh.push_back(within_launch(self, std::move(f)));
   refresh(self);
 }
 
 void with_fresh_inventory(self_ptr self, std::function<void()> f) {
   auto& st = self->state;
-  st.after_next_refresh.push_back(std::move(f));
+  st.after_next_refresh.push_back(within_launch(self, std::move(f)));
   refresh(self);  // starts one now, or right after the one under way
 }
 

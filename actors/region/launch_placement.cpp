@@ -143,7 +143,7 @@ void when_claims_known(self_ptr self, std::function<void()> f, std::function<voi
   if (st.claims_known) return f();
   // Whichever comes first: the VMIDs NodeClaims name, or the end of the wait.
   auto once = std::make_shared<bool>(false);
-  st.waiting_for_claims.push_back([once, f] {
+  st.waiting_for_claims.push_back([once, f = within_launch(self, std::move(f))] {
     if (*once) return;
     *once = true;
     f();

@@ -59,11 +59,11 @@ ownership::ownership_mark mark_for(const region_state& st, const launch_op& op) 
   return mark;
 }
 
-void finish_launch(self_ptr self, const std::shared_ptr<launch_op>& op, launch_reply reply) {
-  auto& st = self->state;
-  st.launching.erase(op->req.nodeclaim);
-  for (auto& w : op->waiters) w.deliver(reply);
-  op->waiters.clear();
+void return_credit(region_state& st, launch_op& op) {
+  if (!op.holds_credit) return;
+  op.holds_credit = false;
+  // The credit may start another operation at once: that one is not part of this launch.
+  launch_scope unbound(st, {});
   st.window->complete();
 }
 
@@ -527,6 +527,18 @@ void begin_launch(self_ptr self, std::shared_ptr<launch_op> op) {
 
 }  // namespace
 
+void finish_launch(self_ptr self, const std::shared_ptr<launch_op>& op, launch_reply reply) {
+  auto& st = self->state;
+  // By identity: a launch that ended early may have a successor for the same NodeClaim.
+  if (auto it = st.launching.find(op->req.nodeclaim);
+      it != st.launching.end() && it->second == op) {
+    st.launching.erase(it);
+  }
+  for (auto& w : op->waiters) w.deliver(reply);
+  op->waiters.clear();
+  return_credit(st, *op);
+}
+
 void fail_launch(self_ptr self, const std::shared_ptr<launch_op>& op, region_error error) {
   auto& st = self->state;
   launch_reply reply;
@@ -628,7 +640,11 @@ void handle_launch(self_ptr self, launch_request req,
   op->waiters.push_back(rp);
   st.launching[op->req.nodeclaim] = op;
   auto enter = [self, op] {
-    self->state.window->submit([self, op] { begin_launch(self, op); });
+    self->state.window->submit([self, op] {
+      op->holds_credit = true;
+      if (op->faults > 0) return return_credit(self->state, *op);  // ended while it queued
+      run_for_launch(self, op, [&] { begin_launch(self, op); });
+    });
     note_in_flight(self->state);
   };
   auto not_ready = [self, op] {
@@ -642,25 +658,28 @@ void handle_launch(self_ptr self, launch_request req,
   };
   // Nothing is allocated before the VMIDs NodeClaims name are known, and a new leader lists
   // Proxmox once before it allocates (a VM the old leader was making is then found and resumed).
-  when_claims_known(
-      self,
-      [self, op, enter] {
-        if (!self->state.list_before_allocate) return enter();
-        with_fresh_inventory(self, [self, op, enter] {
-          auto& st = self->state;
-          if (!st.detail.empty()) {
-            st.launching.erase(op->req.nodeclaim);
-            launch_reply reply;
-            reply.region = st.cfg.region;
-            reply.error = {"proxmox", "listing the region before allocating failed: " + st.detail};
-            for (auto& w : op->waiters) w.deliver(reply);
-            return;
-          }
-          st.list_before_allocate = false;
-          enter();
-        });
-      },
-      not_ready);
+  run_for_launch(self, op, [&] {
+    when_claims_known(
+        self,
+        [self, op, enter] {
+          if (!self->state.list_before_allocate) return enter();
+          with_fresh_inventory(self, [self, op, enter] {
+            auto& st = self->state;
+            if (!st.detail.empty()) {
+              st.launching.erase(op->req.nodeclaim);
+              launch_reply reply;
+              reply.region = st.cfg.region;
+              reply.error = {"proxmox",
+                             "listing the region before allocating failed: " + st.detail};
+              for (auto& w : op->waiters) w.deliver(reply);
+              return;
+            }
+            st.list_before_allocate = false;
+            enter();
+          });
+        },
+        not_ready);
+  });
 }
 
 }  // namespace kp::actors::region

@@ -42,12 +42,13 @@ const char* step_name(launch_step s) {
 }
 
 proxmox::done_callback bounce_status(self_ptr self, std::function<void(status)> f) {
-  return resume_in<status>(impl_actor{self}, std::move(f));
+  return resume_in<status>(impl_actor{self}, within_launch(self, std::move(f)));
 }
 
 void after(self_ptr self, std::chrono::milliseconds delay, std::function<void()> f) {
   if (delay.count() < 0) delay = std::chrono::milliseconds(0);
-  self->delayed_send(self, delay, resume_atom::value, continuation{std::move(f)});
+  self->delayed_send(self, delay, resume_atom::value,
+                     continuation{within_launch(self, std::move(f))});
 }
 
 region_error proxmox_error(const kp::error& e) {
@@ -215,6 +216,7 @@ impl_actor::behavior_type region_behavior(self_ptr self, std::shared_ptr<proxmox
   // request whose handler threw is answered with an error instead of its deadline.
   auto boundary = make_boundary("region", cfg.karpenter);
   install_boundary(self, boundary);
+  st.boundary = boundary;
   st.api = std::move(api);
   st.ids = vmid_allocator(cfg.first_vmid, cfg.vmid_quarantine);
   st.windows =

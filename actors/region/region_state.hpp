@@ -13,12 +13,14 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <caf/all.hpp>
 
 #include "actors/continuation.hpp"
 #include "actors/credit_window.hpp"
+#include "actors/failure_boundary.hpp"
 #include "actors/region/inventory.hpp"
 #include "actors/region/region_actor.hpp"
 #include "actors/region/vmid_allocator.hpp"
@@ -78,6 +80,10 @@ struct launch_op {
   std::string agent_error;
   std::uint32_t agent_requests = 0;
   bool joined_by_agent = false;
+  bool holds_credit = false;  // the launch holds one credit of the window (begin_launch on)
+  // Exceptions caught in its steps (launch_scope.cpp). Each one ends what was pending before it:
+  // the first ends the launch through fail_launch, a second (in that clean-up) answers at once.
+  int faults = 0;
 };
 
 struct region_metrics {
@@ -100,6 +106,9 @@ struct region_state {
   credit_window* window = nullptr;
   placement::placement_cursor cursor;
   std::map<std::string, std::shared_ptr<launch_op>> launching;  // by NodeClaim name
+  // The launch whose code runs now (launch_scope.cpp): continuations made meanwhile carry it.
+  std::weak_ptr<launch_op> current_launch;
+  boundary_ptr boundary;  // reports what a launch's scope catches
   // VMIDs whose clone this actor started and still waits for (launches and template VMs): a
   // VM with `lock: clone` and no mark that is not here is another incarnation's, maybe ours.
   std::set<std::uint32_t> cloning;
@@ -139,12 +148,50 @@ struct region_state {
 
 using self_ptr = impl_actor::stateful_pointer<region_state>;
 
+// --- a launch's scope (launch_scope.cpp) ------------------------------------------------------
+// Code that works for a launch runs inside its scope. The continuations it makes (bounce, after,
+// the inventory and claims waits) carry the launch, so an exception anywhere in them ends that
+// launch once, through fail_launch, with its credit returned and its waiters answered, instead
+// of leaving a NodeClaim's launch half done forever. The boundary still logs and counts it.
+
+class launch_scope {
+ public:
+  launch_scope(region_state& st, std::weak_ptr<launch_op> op)
+      : st_(st), saved_(std::exchange(st.current_launch, std::move(op))) {}
+  ~launch_scope() { st_.current_launch = std::move(saved_); }
+  launch_scope(const launch_scope&) = delete;
+  launch_scope& operator=(const launch_scope&) = delete;
+
+ private:
+  region_state& st_;
+  std::weak_ptr<launch_op> saved_;
+};
+
+// Runs `f` for `op` inside its scope; a throw ends the launch.
+void run_for_launch(self_ptr self, const std::shared_ptr<launch_op>& op,
+                    const std::function<void()>& f);
+
+// `f`, bound to the launch whose code runs now (unchanged outside any launch). It does nothing
+// once a fault has ended what the launch was doing when `f` was made.
+template <class... Args>
+std::function<void(Args...)> within_launch(self_ptr self, std::function<void(Args...)> f) {
+  auto op = self->state.current_launch.lock();
+  if (!op) return f;
+  return [self, weak = std::weak_ptr<launch_op>(op), faults = op->faults,
+          f = std::move(f)](Args... args) {
+    auto running = weak.lock();
+    if (!running) return f(std::move(args)...);
+    if (running->faults != faults) return;
+    run_for_launch(self, running, [&] { f(std::move(args)...); });
+  };
+}
+
 // --- shared plumbing (region_actor.cpp) ------------------------------------------------------
 
 // A client callback that resumes `f` inside the actor.
 template <class T>
 proxmox::callback<T> bounce(self_ptr self, std::function<void(result<T>)> f) {
-  return resume_in<result<T>>(impl_actor{self}, std::move(f));
+  return resume_in<result<T>>(impl_actor{self}, within_launch(self, std::move(f)));
 }
 proxmox::done_callback bounce_status(self_ptr self, std::function<void(status)> f);
 
@@ -224,6 +271,9 @@ protocol::region_error unknown_error(const vm_check& c);
 void handle_launch(self_ptr self, protocol::launch_request req,
                    caf::typed_response_promise<protocol::launch_reply> rp);
 void fail_launch(self_ptr self, const std::shared_ptr<launch_op>& op, protocol::region_error e);
+// Answers the launch's waiters and returns its credit (the launch is over).
+void finish_launch(self_ptr self, const std::shared_ptr<launch_op>& op,
+                   protocol::launch_reply reply);
 void record_started(self_ptr self, const std::shared_ptr<launch_op>& op);
 // Chooses host, VMID, pinning, NICs and address for a new VM; an error code when it cannot.
 protocol::region_error place_new_vm(self_ptr self, launch_op& op);

@@ -7,7 +7,9 @@
 #include <signal.h>
 
 #include <array>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "core/cloudinit/template_data.hpp"
@@ -54,12 +56,8 @@ const kp::gotemplate::value& data() {
   return values;
 }
 
-struct job {
-  std::string_view text;
-};
-
-void render_one(const job& j) {
-  auto set = kp::gotemplate::template_set::parse("user-data", j.text);
+void render_one(std::string_view text) {
+  auto set = kp::gotemplate::template_set::parse("user-data", text);
   if (!set) return;
   kp::gotemplate::execution_limits limits;
   limits.max_steps = 200'000;
@@ -73,29 +71,62 @@ void render_one(const job& j) {
 // crash handler still runs when this thread's small stack overflows (an alternate stack is per
 // thread). ASan gives every thread one of its own and reports the overflow there; replacing it
 // breaks ASan's bookkeeping of the thread's stacks.
-void* render(void* arg) {
+//
+// One render thread serves the whole run: a thread per input cost more than most renders, since
+// ASan poisons and unpoisons the whole stack of every thread it starts and ends.
+class render_thread {
+ public:
+  render_thread() {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, stack_bytes);
+    if (pthread_create(&thread_, &attr, &render_thread::loop, this) != 0) {
+      kp::fuzz::broken("pthread_create");
+    }
+    pthread_attr_destroy(&attr);
+  }
+
+  void render(std::string_view text) {
+    std::unique_lock lock(mutex_);
+    text_ = text;
+    pending_ = true;
+    changed_.notify_all();
+    changed_.wait(lock, [this] { return !pending_; });
+  }
+
+ private:
+  static void* loop(void* self) {
 #ifndef KP_FUZZ_ASAN
-  static thread_local std::array<char, 1 << 16> alternate;
-  stack_t ss{};
-  ss.ss_sp = alternate.data();
-  ss.ss_size = alternate.size();
-  ::sigaltstack(&ss, nullptr);
+    static thread_local std::array<char, 1 << 16> alternate;
+    stack_t ss{};
+    ss.ss_sp = alternate.data();
+    ss.ss_size = alternate.size();
+    ::sigaltstack(&ss, nullptr);
 #endif
-  render_one(*static_cast<const job*>(arg));
-  return nullptr;
-}
+    auto& me = *static_cast<render_thread*>(self);
+    std::unique_lock lock(me.mutex_);
+    for (;;) {
+      me.changed_.wait(lock, [&] { return me.pending_; });
+      render_one(me.text_);
+      me.pending_ = false;
+      me.changed_.notify_all();
+    }
+    return nullptr;
+  }
+
+  pthread_t thread_{};
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::string_view text_;
+  bool pending_ = false;
+};
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t size) {
   (void)data();  // built once, on the main thread
-  job j{kp::fuzz::text_of(bytes, size)};
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, stack_bytes);
-  pthread_t thread;
-  if (pthread_create(&thread, &attr, render, &j) != 0) kp::fuzz::broken("pthread_create");
-  pthread_join(thread, nullptr);
-  pthread_attr_destroy(&attr);
+  // Never destroyed: the render thread waits for input until the process ends.
+  static auto& thread = *new render_thread();
+  thread.render(kp::fuzz::text_of(bytes, size));
   return 0;
 }

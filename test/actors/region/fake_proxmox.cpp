@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <stdexcept>
 
 namespace kp::test {
 
@@ -105,6 +106,7 @@ void fake_proxmox::add_vm(std::uint32_t vmid, const std::string& node, const std
 std::optional<kp::error> fake_proxmox::enter(const std::string& method, const std::string& node,
                                              std::uint32_t vmid, bool* hang) {
   ++calls[method];
+  if (throwing.count(method) != 0) throw std::runtime_error(method + ": a fault in the client");
   *hang = hanging.count(method) != 0;
   if (*hang) return std::nullopt;
   auto& list = failures_[method];

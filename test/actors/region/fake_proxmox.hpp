@@ -45,6 +45,8 @@ class fake_proxmox final : public proxmox::api {
   void fail_next(const std::string& method, kp::error e, std::uint32_t vmid = 0, int times = 1);
   // `method` stops answering (its callbacks are kept and never called): a crash mid-call.
   std::set<std::string> hanging;
+  // `method` throws when called (a fault in a client): the region must end that one operation.
+  std::set<std::string> throwing;
   std::map<std::string, int> calls;  // by method
   int writes() const;                // calls that change something (task polls and reads aside)
   int reads() const;

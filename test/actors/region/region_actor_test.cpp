@@ -252,6 +252,51 @@ TEST_F(RegionActor, ACloneTaskThatNeverEndsFailsAtItsDeadlineAndTheVmIsRemoved) 
   EXPECT_EQ(vms_named("claim-t"), 0) << "no half-made VM is left behind";
 }
 
+// A fault inside a step (here the client throws) ends that launch with an error, once: the VM
+// it made is removed, its credit serves the next launch, and the NodeClaim can launch anew.
+TEST_F(RegionActor, AFaultInALaunchStepEndsThatLaunchOnceAndItsCreditServesTheNext) {
+  auto s = settings();
+  s.max_in_flight = 1;
+  auto a = spawn(s);
+  pve->throwing = {"update_vm_config"};  // the config step, after the clone
+  auto failed = launch(a, request("claim-f"));
+  EXPECT_FALSE(failed.ok);
+  EXPECT_EQ(failed.error.code, "internal");
+  EXPECT_NE(failed.error.message.find("a fault in the client"), std::string::npos)
+      << failed.error.message;
+  EXPECT_EQ(pve->calls["clone_vm"], 1);
+  EXPECT_EQ(vms_named("claim-f"), 0) << "the VM the launch made is removed";
+  pve->throwing.clear();
+  auto next = launch(a, request("claim-g"));
+  ASSERT_TRUE(next.ok) << "the one credit came back: " << next.error.message;
+  auto again = launch(a, request("claim-f"));
+  ASSERT_TRUE(again.ok) << again.error.message;
+  EXPECT_EQ(vms_named("claim-f"), 1);
+}
+
+// A fault at the clone (nothing made yet) and a fault in the clean-up after a first fault: each
+// launch is still answered, and no credit is lost.
+TEST_F(RegionActor, AFaultAtTheCloneOrInTheCleanUpStillAnswersAndKeepsTheCredit) {
+  auto s = settings();
+  s.max_in_flight = 1;
+  auto a = spawn(s);
+  pve->throwing = {"clone_vm"};
+  auto before_clone = launch(a, request("claim-h"));
+  EXPECT_FALSE(before_clone.ok);
+  EXPECT_EQ(before_clone.error.code, "internal");
+  EXPECT_EQ(vms_named("claim-h"), 0);
+  pve->throwing = {"update_vm_config", "delete_vm"};  // the launch, then its clean-up
+  auto in_cleanup = launch(a, request("claim-i"));
+  EXPECT_FALSE(in_cleanup.ok);
+  EXPECT_EQ(in_cleanup.error.code, "internal");
+  EXPECT_EQ(vms_named("claim-i"), 1) << "the VM stays, marked ours, for the next launch";
+  pve->throwing.clear();
+  auto resumed = launch(a, request("claim-i"));
+  ASSERT_TRUE(resumed.ok) << resumed.error.message;
+  EXPECT_EQ(vms_named("claim-i"), 1) << "the next launch resumes the VM it left";
+  EXPECT_EQ(pve->calls["clone_vm"], 2);
+}
+
 TEST_F(RegionActor, ATransientTaskPollErrorIsRetriedUntilTheTaskEnds) {
   auto a = spawn();
   pve->fail_next("task_status", make_error("unavailable", "503 Service Unavailable"), 0, 2);
