@@ -125,7 +125,14 @@ void fetch_details(self_ptr self) {
                     one_done();
                   }));
   }
+  // A VM one of our launches is making is not read: the launch writes its config and records
+  // it when it ends (record_started), and until then a read could only show the clone's lock.
+  std::set<std::uint32_t> in_flight(st.cloning.begin(), st.cloning.end());
+  for (const auto& [name, op] : st.launching) {
+    if (op->vmid != 0) in_flight.insert(op->vmid);
+  }
   for (auto& [id, vm] : st.vms) {
+    if (in_flight.count(id) != 0) continue;
     // A config read while Proxmox still clones or creates the VM is read again until the task
     // wrote the real one (name and mark).
     bool in_creation = vm.config && vm.config->lock &&

@@ -51,8 +51,8 @@ for t in "${targets[@]}"; do
   status=0
   locked "$binary" "${limits[@]}" "$work/corpus" >"$work/log" 2>&1 || status=$?
   executed=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$work/log" | grep -o '[0-9]*$' || true)
-  rate=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$work/log" | grep -o '[0-9]*$' || true)
-  rss=$(grep -o 'stat::peak_rss_mb: [0-9]*' "$work/log" | grep -o '[0-9]*$' || true)
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$work/log" | grep -o '[0-9]*$' || true)
+  rss=$(grep -o 'stat::peak_rss_mb: *[0-9]*' "$work/log" | grep -o '[0-9]*$' || true)
   found=$(find "$work/artifacts" -type f | wc -l)
   echo "target=$t executions=${executed:-0} execs_per_s=${rate:-0} peak_rss_mb=${rss:-0}" \
        "crashes=$found exit=$status"

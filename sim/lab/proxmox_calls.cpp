@@ -100,6 +100,7 @@ result<proxmox_calls> read_proxmox_calls(lab_world& world) {
       }
     }
     c.total += count;
+    c.by_request[method + " " + plain] += count;
     auto cls = classify_proxmox_request(method, path);
     if (cls == "creation") {
       c.creation += count;

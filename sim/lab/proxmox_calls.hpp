@@ -24,6 +24,7 @@ struct proxmox_calls {
   long deletion = 0;     // stop, shutdown, destroy
   long errors = 0;       // answers with a status >= 400
   std::map<std::string, long> creation_by_path;  // "POST /nodes/{node}/qemu/{vmid}/clone" -> n
+  std::map<std::string, long> by_request;        // every request the same way, reads included
 
   double creation_per_vm() const {
     return vms_created > 0 ? static_cast<double>(creation) / static_cast<double>(vms_created) : 0;
