@@ -16,6 +16,9 @@ namespace kp::obs {
 
 struct karpenter_metrics {
   explicit karpenter_metrics(prometheus::Registry& registry);
+  // Families with a series per object (karpenter_pods_state) go to `per_object`
+  // (metrics_registry::per_object_registry()).
+  karpenter_metrics(prometheus::Registry& registry, prometheus::Registry& per_object);
 
   prometheus::Registry& registry;
 

@@ -6,6 +6,7 @@
 #include "actors/cluster_state/cluster_state.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <set>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 #include <caf/all.hpp>
 
@@ -34,15 +36,28 @@ using impl_actor =
 constexpr const char* nodepool_label = "karpenter.sh/nodepool";
 constexpr const char* zone_label = "topology.kubernetes.io/zone";
 
+// resourceVersions are opaque to clients, but numeric on every API server we know; the newest
+// one a snapshot holds is exported for diagnosis (how far behind the API the snapshots are).
+std::uint64_t resource_version_number(const std::string& text) {
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  return ec == std::errc() && p == text.data() + text.size() ? v : 0;
+}
+
 template <class T>
 struct kind_slot {
   shared_objects<T> current = std::make_shared<const object_map<T>>();
   std::shared_ptr<object_map<T>> working;
   bool listed = false;
+  std::uint64_t newest_rv = 0;
+  // Time spent copying maps since the last publication: part of what a snapshot costs.
+  std::chrono::steady_clock::duration copying{};
 
   object_map<T>& writable() {
     if (!working) {
+      auto t0 = std::chrono::steady_clock::now();
       working = std::make_shared<object_map<T>>(*current);
+      copying += std::chrono::steady_clock::now() - t0;
       current = working;
     }
     return *working;
@@ -51,9 +66,13 @@ struct kind_slot {
     current = objects ? std::move(objects) : std::make_shared<const object_map<T>>();
     working.reset();
     listed = true;
+    for (const auto& [key, object] : *current)
+      newest_rv = std::max(newest_rv, resource_version_number(object->metadata.resource_version));
   }
   void apply(const object_changed<T>& change) {
     if (!change.object) return;
+    newest_rv =
+        std::max(newest_rv, resource_version_number(change.object->metadata.resource_version));
     auto key = object_key_of(*change.object);
     if (change.deleted) {
       if (current->count(key) != 0) writable().erase(key);
@@ -83,6 +102,8 @@ struct state {
   cluster_state_options options;
   std::shared_ptr<obs::karpenter_metrics> metrics;
   prometheus::Gauge* pending_gauge = nullptr;
+  prometheus::Histogram* build_duration = nullptr;
+  prometheus::Family<prometheus::Gauge>* resource_versions = nullptr;
 
   slots kinds;
   snapshot_ptr latest;
@@ -209,14 +230,30 @@ void set_pending(state& st, std::size_t value) {
   if (st.pending_gauge != nullptr) st.pending_gauge->Set(static_cast<double>(value));
 }
 
+template <class T>
+void export_resource_version(state& st, const kind_slot<T>& slot) {
+  if (st.resource_versions == nullptr || slot.newest_rv == 0) return;
+  st.resource_versions->Add({{"kind", std::string(T::resource.plural)}})
+      .Set(static_cast<double>(slot.newest_rv));
+}
+
 void publish(self_ptr self) {
   auto& st = self->state;
   st.publish_scheduled = false;
   if (!st.synced) return;
+  const auto started = std::chrono::steady_clock::now();
   update_pod_metrics(st);
   st.latest = build_snapshot(st, ++st.generation, true);
   // Freeze: the next change to any kind copies its map instead of writing the published one.
-  std::apply([](auto&... s) { (s.working.reset(), ...); }, st.kinds);
+  std::chrono::steady_clock::duration copying{};
+  std::apply([&](auto&... s) { ((s.working.reset(), copying += s.copying, s.copying = {}), ...); },
+             st.kinds);
+  if (st.build_duration != nullptr) {
+    st.build_duration->Observe(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started + copying)
+            .count());
+  }
+  std::apply([&](const auto&... s) { (export_resource_version(st, s), ...); }, st.kinds);
   st.last_publish = self->clock().now();
   st.published_once = true;
   set_pending(st, 0);
@@ -323,6 +360,22 @@ impl_actor::behavior_type cluster_state_behavior(self_ptr self,
                             .Register(st.metrics->registry)
                             .Add({{"sender", "informers"}, {"receiver", "cluster_state"}});
     st.pending_gauge->Set(0);
+    st.build_duration =
+        &prometheus::BuildHistogram()
+             .Name("karpenter_proxmox_cluster_state_snapshot_build_duration_seconds")
+             .Help(
+                 "Time to build one published cluster snapshot from the deltas since the "
+                 "previous one (map copies, pod series, the snapshot itself).")
+             .Register(st.metrics->registry)
+             .Add({}, prometheus::Histogram::BucketBoundaries{0.0001, 0.00025, 0.0005, 0.001,
+                                                              0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                                              0.25, 0.5, 1});
+    st.resource_versions = &prometheus::BuildGauge()
+                                .Name("karpenter_proxmox_cluster_state_resource_version")
+                                .Help(
+                                    "The newest resourceVersion of each kind in the latest "
+                                    "published snapshot (when the API server's are numeric).")
+                                .Register(st.metrics->registry);
   }
   st.latest = build_snapshot(st, 0, false);
   auto boundary = make_boundary("cluster_state", st.metrics);
