@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -91,8 +92,10 @@ using slots =
 
 using label_set = std::map<std::string, std::string>;
 
+// A pod's series and a hash of its label values: a copy of the labels would cost more than the
+// pod itself in a cluster of 100,000 pods.
 struct pod_series {
-  label_set labels;
+  std::size_t labels_hash = 0;
   prometheus::Gauge* gauge = nullptr;
 };
 
@@ -115,6 +118,8 @@ struct state {
   bool publish_scheduled = false;
   bool published_once = false;
   caf::actor_clock::time_point last_publish{};
+  // What the last publication cost, map copies included (options.max_publish_interval).
+  std::chrono::steady_clock::duration last_build_cost{};
 
   // karpenter_pods_state bookkeeping: the series of every live pod, and what to look at again.
   std::unordered_map<std::string, pod_series> pod_metrics;
@@ -182,18 +187,28 @@ void drop_pod_series(state& st, const std::string& key) {
   st.pod_metrics.erase(it);
 }
 
+std::size_t hash_of(const label_set& labels) {
+  std::size_t h = 0;
+  for (const auto& [name, value] : labels) {
+    h = h * 1000003 ^ std::hash<std::string>{}(name);
+    h = h * 1000003 ^ std::hash<std::string>{}(value);
+  }
+  return h;
+}
+
 void refresh_pod_series(state& st, const std::string& key, const kube::pod& pod,
                         const object_map<kube::node>& nodes) {
   auto labels = pod_labels(pod, nodes);
+  const auto labels_hash = hash_of(labels);
   auto it = st.pod_metrics.find(key);
   if (it != st.pod_metrics.end()) {
-    if (it->second.labels == labels) return;
+    if (it->second.labels_hash == labels_hash) return;
     st.metrics->pods_state.Remove(it->second.gauge);
     st.pod_metrics.erase(it);
   }
   auto& gauge = st.metrics->pods_state.Add(labels);
   gauge.Set(1);
-  st.pod_metrics.emplace(key, pod_series{std::move(labels), &gauge});
+  st.pod_metrics.emplace(key, pod_series{labels_hash, &gauge});
 }
 
 // Brings the pod series in line with the pods about to be published: every pod when a node
@@ -248,10 +263,9 @@ void publish(self_ptr self) {
   std::chrono::steady_clock::duration copying{};
   std::apply([&](auto&... s) { ((s.working.reset(), copying += s.copying, s.copying = {}), ...); },
              st.kinds);
+  st.last_build_cost = std::chrono::steady_clock::now() - started + copying;
   if (st.build_duration != nullptr) {
-    st.build_duration->Observe(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started + copying)
-            .count());
+    st.build_duration->Observe(std::chrono::duration<double>(st.last_build_cost).count());
   }
   std::apply([&](const auto&... s) { (export_resource_version(st, s), ...); }, st.kinds);
   st.last_publish = self->clock().now();
@@ -270,7 +284,11 @@ void request_publish(self_ptr self) {
   if (st.publish_scheduled) return;
   st.publish_scheduled = true;
   auto now = self->clock().now();
-  auto due = st.last_publish + st.options.publish_interval;
+  const auto stretched = std::min<std::chrono::steady_clock::duration>(
+      st.last_build_cost * 8, st.options.max_publish_interval);
+  const auto interval =
+      std::max<std::chrono::steady_clock::duration>(st.options.publish_interval, stretched);
+  auto due = st.last_publish + std::chrono::duration_cast<caf::timespan>(interval);
   if (!st.published_once || now >= due) {
     self->send(self, publish_atom::value);
   } else {

@@ -175,6 +175,7 @@ void start(self_ptr self) {
 
   cluster_state::cluster_state_options cso;
   cso.wall_clock_ms = ctx.wall_clock_ms;
+  cso.max_publish_interval = std::chrono::milliseconds(500);
   ctx.cluster_state = cluster_state::spawn_cluster_state(sys, ctx.metrics, cso);
   st.children->infrastructure.push_back(untyped(ctx.cluster_state));
   cluster_state::informer_options io;

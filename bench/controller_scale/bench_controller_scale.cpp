@@ -2,7 +2,8 @@
 // kube-sim holds 5,000 Ready nodes (4,000 of them ours: NodeClaims and VMs in a 100-host pve-sim)
 // and 100,000 Running pods over 500 namespaces in the shapes of bench-scheduling's diverse case;
 // the controller starts, syncs, rests, then sees 500 pod updates per second. Figures only.
-//   bench-controller-scale [--scale X] [--rest-seconds N] [--churn-seconds N] [--churn-rate N]
+//   bench-controller-scale [--scale X] [--nodes N] [--pods N] [--rest-seconds N] [--churn-seconds
+//   N] [--churn-rate N]
 //                          [--settle-seconds N] [--bin-dir DIR] [--keep] [--set FLAG=VALUE]...
 //                          [--controller-binary PATH]
 // (--controller-binary runs the measured controller through a wrapper, e.g. a script that execs
@@ -46,6 +47,7 @@ double since(clock_type::time_point a, clock_type::time_point b = clock_type::no
 
 struct arguments {
   double scale = 1.0;
+  int nodes = 0, pods = 0;  // 0: the scaled default
   int rest_seconds = 60, churn_seconds = 60, churn_rate = 500, settle_seconds = 10;
   std::string bin_dir, controller_binary;
   bool keep = false;
@@ -78,6 +80,10 @@ std::optional<arguments> parse(int argc, char** argv) {
       a.settings[v.substr(0, v.find('='))] = v.substr(v.find('=') + 1);
     } else if (n && *n > 0 && k == "--scale") {
       a.scale = *n;
+    } else if (n && *n >= 2 && k == "--nodes") {
+      a.nodes = static_cast<int>(*n);
+    } else if (n && *n >= 1 && k == "--pods") {
+      a.pods = static_cast<int>(*n);
     } else if (n && *n >= 0 && k == "--rest-seconds") {
       a.rest_seconds = static_cast<int>(*n);
     } else if (n && *n >= 0 && k == "--churn-seconds") {
@@ -164,9 +170,9 @@ kp::status post_batches(kp::lab::lab_world& world, const std::vector<std::string
 
 kp::status load_world(kp::lab::lab_world& world, const kp::bench::scale_shape& shape) {
   if (auto s = post_batches(world, kp::bench::namespace_batches(shape, 500)); !s) return s;
-  if (auto s = post_batches(world, kp::bench::node_batches(shape, 1000)); !s) return s;
-  if (auto s = post_batches(world, kp::bench::nodeclaim_batches(shape, 1000)); !s) return s;
-  const int batch = 2000;
+  if (auto s = post_batches(world, kp::bench::node_batches(shape, 400)); !s) return s;
+  if (auto s = post_batches(world, kp::bench::nodeclaim_batches(shape, 400)); !s) return s;
+  const int batch = 1000;
   for (int first = 0; first < shape.pods; first += batch) {
     if (auto s = post_batches(world, {kp::bench::pod_batch(shape, first, batch)}); !s) return s;
   }
@@ -231,7 +237,8 @@ int main(int argc, char** argv) {
   auto args = parse(argc, argv);
   if (!args) {
     std::fprintf(stderr,
-                 "usage: bench-controller-scale [--scale X] [--rest-seconds N] [--churn-seconds N] "
+                 "usage: bench-controller-scale [--scale X] [--nodes N] [--pods N] [--rest-seconds "
+                 "N] [--churn-seconds N] "
                  "[--churn-rate N] [--settle-seconds N] [--bin-dir DIR] [--keep] "
                  "[--set FLAG=VALUE]... [--controller-binary PATH]\n");
     return 2;
@@ -241,6 +248,11 @@ int main(int argc, char** argv) {
     args->bin_dir = std::filesystem::canonical("/proc/self/exe", ec).parent_path().string();
   }
   auto shape = kp::bench::scaled_shape(args->scale);
+  if (args->nodes > 0) {
+    shape.nodes = args->nodes;
+    shape.owned_nodes = std::max(1, shape.nodes * 4 / 5);
+  }
+  if (args->pods > 0) shape.pods = args->pods;
   shape.cluster_name = "scale";
 
   kp::lab::lab_options options;
