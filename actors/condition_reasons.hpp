@@ -32,7 +32,10 @@ inline constexpr std::string_view condition_reasons[] = {
     // ProxmoxTemplate: ImageReady, Ready (actors/template_builder)
     "InvalidSpec", "StorageNotFound", "Building", "ImageImported", "TemplatesReady",
     "TemplatesPartiallyReady", "NoHostsOnline", "ProxmoxUnreachable", "DownloadFailed",
-    "CreateFailed", "TemplateConversionFailed", "RegionNotConfigured"};
+    "CreateFailed", "TemplateConversionFailed", "RegionNotConfigured",
+    // CapacityBuffer: ReadyForProvisioning, Provisioning (actors/capacity_buffer)
+    "Resolved", "PodTemplateNotFound", "ScalableRefNotFound", "ResolutionFailed",
+    "FitsExistingCapacity", "RequiresNewCapacity", "NotReadyForProvisioning", "BufferEmpty"};
 
 // ^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$, the reason pattern of metav1.Condition.
 constexpr bool valid_condition_reason(std::string_view s) {

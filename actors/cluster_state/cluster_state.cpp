@@ -88,7 +88,8 @@ using slots =
                kind_slot<kube::node_pool>, kind_slot<kube::proxmox_node_class>,
                kind_slot<kube::proxmox_template>, kind_slot<kube::proxmox_unmanaged_template>,
                kind_slot<kube::daemon_set>, kind_slot<kube::pod_disruption_budget>,
-               kind_slot<kube::volume_attachment>, kind_slot<kube::secret>>;
+               kind_slot<kube::volume_attachment>, kind_slot<kube::secret>,
+               kind_slot<kube::capacity_buffer>, kind_slot<kube::pod_template>>;
 
 using label_set = std::map<std::string, std::string>;
 
@@ -156,6 +157,8 @@ snapshot_ptr build_snapshot(state& st, std::uint64_t generation, bool synced) {
   snap->pod_disruption_budgets = slot<kube::pod_disruption_budget>(st).current;
   snap->volume_attachments = slot<kube::volume_attachment>(st).current;
   snap->bootstrap_tokens = slot<kube::secret>(st).current;
+  snap->capacity_buffers = slot<kube::capacity_buffer>(st).current;
+  snap->pod_templates = slot<kube::pod_template>(st).current;
   return snap;
 }
 
@@ -368,6 +371,11 @@ impl_actor::behavior_type cluster_state_behavior(self_ptr self,
   }
   st.options = std::move(options);
   st.metrics = std::move(metrics);
+  // Kinds nobody watches are empty from the start, so they never hold back synced.
+  if (!st.options.capacity_buffers) {
+    slot<kube::capacity_buffer>(st).listed = true;
+    slot<kube::pod_template>(st).listed = true;
+  }
   if (st.metrics) {
     st.metrics->cluster_state_synced.Add({}).Set(0);
     st.pending_gauge = &prometheus::BuildGauge()
@@ -420,7 +428,9 @@ impl_actor::behavior_type cluster_state_behavior(self_ptr self,
       changed_handler<kube::pod_disruption_budget>(self),
       replaced_handler<kube::volume_attachment>(self),
       changed_handler<kube::volume_attachment>(self), replaced_handler<kube::secret>(self),
-      changed_handler<kube::secret>(self),
+      changed_handler<kube::secret>(self), replaced_handler<kube::capacity_buffer>(self),
+      changed_handler<kube::capacity_buffer>(self), replaced_handler<kube::pod_template>(self),
+      changed_handler<kube::pod_template>(self),
       [self](subscribe_atom, snapshot_listener listener) {
         auto& state = self->state;
         if (!listener) return;

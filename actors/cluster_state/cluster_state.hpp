@@ -33,6 +33,9 @@ struct cluster_state_options {
   // Unix milliseconds for cluster_snapshot::taken_unix_ms; the system clock when empty.
   // (Publication timing uses the actor clock, so test_coordinator drives it.)
   std::function<std::int64_t()> wall_clock_ms;
+  // CapacityBuffer gate: CapacityBuffers and PodTemplates are watched, so the first snapshot
+  // waits for their lists too. Off, both kinds stay empty.
+  bool capacity_buffers = false;
 };
 
 // Asked through cluster_state_probe (actor_cast the handle): how many live subscribers it has.

@@ -12,6 +12,7 @@
 #include "actors/failure_boundary.hpp"
 #include "actors/provisioning/provisionable.hpp"
 #include "actors/provisioning/scheduling_input.hpp"
+#include "core/capacity_buffer/capacity_buffer.hpp"
 #include "core/model/labels.hpp"
 #include "core/scheduling/static_capacity.hpp"
 #include "observability/logging.hpp"
@@ -60,6 +61,11 @@ struct provisioner_state {
   bool static_retry_scheduled = false;
   bool static_offerings_pending = false;
   std::map<std::string, std::int64_t> static_held_back;  // pools held by limits.nodes (logged)
+  // CapacityBuffer gate: the latest virtual pods, and whether a buffer round is under way.
+  std::shared_ptr<const std::vector<model::pod>> buffer_pods;
+  bool buffer_round_pending = false;
+  bool buffer_round_again = false;
+  std::string buffer_unplaced;  // the last "cannot keep room" log, so it is not repeated
   std::mt19937_64 rng{std::random_device{}()};
   obs::logger log{"provisioner"};
   static inline const char* name = "provisioner";
@@ -467,6 +473,73 @@ void with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
   }
 }
 
+// CapacityBuffer gate (Karpenter's buffer provisioning): the virtual pods of ready buffers are
+// placed on registered nodes and in-flight NodeClaims where room is left, and NodeClaims are
+// created for the rest. Real pending pods are not part of this round: batches place them first
+// and see buffer room as free, so a real pod always displaces buffer room, and the next round
+// makes room for the buffer again. Virtual pods get no Events and no nominations.
+void run_buffer_round(provisioner_pointer self, std::shared_ptr<env> e,
+                      const std::vector<instance_types::instance_type>& types) {
+  auto& st = self->state;
+  if (!st.latest || !st.latest->synced || !st.buffer_pods || st.buffer_pods->empty()) return;
+  reconcile(st, e->ctx);
+  std::vector<model::nodeclaim> in_flight;
+  for (const auto& [name, c] : st.created) in_flight.push_back(c.model);
+  auto input = build_scheduling_input(*st.latest, in_flight, st.nominations, types);
+  input.snap.pods = *st.buffer_pods;
+  for (auto& p : input.snap.pods) p.node_name.clear();
+  input.pending.clear();
+  scheduling::options opts;
+  opts.min_values = e->ctx.settings.min_values_policy == config::min_values_mode::best_effort
+                        ? scheduling::min_values_policy::best_effort
+                        : scheduling::min_values_policy::strict;
+  auto plan = scheduling::provision(input.snap, opts);
+  std::string unplaced;
+  for (const auto& err : plan.errors)
+    if (unplaced.empty()) unplaced = input.snap.pods[err.pod].name + ": " + err.reason;
+  if (!unplaced.empty() && unplaced != st.buffer_unplaced)
+    st.log.warn("capacity buffer room cannot be kept",
+                {{"unplaced", std::to_string(plan.errors.size())}, {"first", unplaced}});
+  st.buffer_unplaced = unplaced;
+  for (const auto& planned : plan.nodeclaims) {
+    auto pool = input.pools.find(planned.nodepool);
+    if (pool == input.pools.end()) continue;
+    const std::string name = fresh_name(st, planned.nodepool);
+    auto stamped = stamp_claim(st, planned, input, *pool->second, name);
+    if (!stamped) continue;
+    std::set<std::string> buffers;
+    for (std::size_t i : planned.pods)
+      buffers.insert(kp::capacity_buffer::buffer_key_of(input.snap.pods[i]));
+    std::string names;
+    for (const auto& b : buffers) names += (names.empty() ? "" : ",") + b;
+    st.log.info("creating nodeclaim for capacity buffer room",
+                {{"nodeclaim", name},
+                 {"nodepool", planned.nodepool},
+                 {"capacitybuffers", names},
+                 {"virtual-pods", std::to_string(planned.pods.size())}});
+    st.created.emplace(name, std::move(*stamped));
+    if (e->ctx.kube) send_create(self, e, name);
+  }
+}
+
+void schedule_buffer_round(provisioner_pointer self, std::shared_ptr<env> e) {
+  auto& st = self->state;
+  if (st.buffer_round_pending) {
+    st.buffer_round_again = true;
+    return;
+  }
+  st.buffer_round_pending = true;
+  with_offerings(self, e, [self, e](const std::vector<instance_types::instance_type>& types) {
+    auto& st = self->state;
+    e->boundary->contain("capacity buffers", [&] { run_buffer_round(self, e, types); });
+    st.buffer_round_pending = false;
+    if (st.buffer_round_again) {
+      st.buffer_round_again = false;
+      schedule_buffer_round(self, e);
+    }
+  });
+}
+
 // Before each batch the regions report their hosts (with_offerings); a batch closed meanwhile
 // runs once the current one is done.
 void schedule_with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
@@ -532,6 +605,11 @@ provisioner_impl::behavior_type provisioner_behavior(provisioner_pointer self,
           return;
         }
         schedule_with_offerings(self, e, b);
+      },
+      [self, e](protocol::buffer_pods& b) {
+        if (!e->ctx.settings.gates.capacity_buffer) return;
+        self->state.buffer_pods = std::move(b.pods);
+        schedule_buffer_round(self, e);
       },
       [boundary](resume_atom, continuation& c) { boundary->run(c); });
 }
