@@ -63,12 +63,12 @@ struct kind_slot {
   }
 };
 
-using slots =
-    std::tuple<kind_slot<kube::pod>, kind_slot<kube::node>, kind_slot<kube::node_claim>,
-               kind_slot<kube::node_pool>, kind_slot<kube::proxmox_node_class>,
-               kind_slot<kube::proxmox_template>, kind_slot<kube::proxmox_unmanaged_template>,
-               kind_slot<kube::daemon_set>, kind_slot<kube::pod_disruption_budget>,
-               kind_slot<kube::volume_attachment>, kind_slot<kube::secret>>;
+using slots = std::tuple<kind_slot<kube::pod>, kind_slot<kube::node>, kind_slot<kube::node_claim>,
+                         kind_slot<kube::node_pool>, kind_slot<kube::proxmox_node_class>,
+                         kind_slot<kube::proxmox_template>,
+                         kind_slot<kube::proxmox_unmanaged_template>, kind_slot<kube::daemon_set>,
+                         kind_slot<kube::pod_disruption_budget>, kind_slot<kube::volume_attachment>,
+                         kind_slot<kube::secret>, kind_slot<kube::node_overlay>>;
 
 using label_set = std::map<std::string, std::string>;
 
@@ -130,6 +130,7 @@ snapshot_ptr build_snapshot(state& st, std::uint64_t generation, bool synced) {
   snap->pod_disruption_budgets = slot<kube::pod_disruption_budget>(st).current;
   snap->volume_attachments = slot<kube::volume_attachment>(st).current;
   snap->bootstrap_tokens = slot<kube::secret>(st).current;
+  snap->node_overlays = slot<kube::node_overlay>(st).current;
   return snap;
 }
 
@@ -324,6 +325,8 @@ impl_actor::behavior_type cluster_state_behavior(self_ptr self,
                             .Add({{"sender", "informers"}, {"receiver", "cluster_state"}});
     st.pending_gauge->Set(0);
   }
+  // With the NodeOverlay gate off no informer reports the kind: it is listed, and empty.
+  if (!st.options.watch_node_overlays) slot<kube::node_overlay>(st).listed = true;
   st.latest = build_snapshot(st, 0, false);
   auto boundary = make_boundary("cluster_state", st.metrics);
   install_boundary(self, boundary);
@@ -349,7 +352,8 @@ impl_actor::behavior_type cluster_state_behavior(self_ptr self,
       changed_handler<kube::pod_disruption_budget>(self),
       replaced_handler<kube::volume_attachment>(self),
       changed_handler<kube::volume_attachment>(self), replaced_handler<kube::secret>(self),
-      changed_handler<kube::secret>(self),
+      changed_handler<kube::secret>(self), replaced_handler<kube::node_overlay>(self),
+      changed_handler<kube::node_overlay>(self),
       [self](subscribe_atom, snapshot_listener listener) {
         auto& state = self->state;
         if (!listener) return;

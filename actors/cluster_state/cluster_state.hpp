@@ -29,6 +29,8 @@ struct cluster_state_options {
   // Unix milliseconds for cluster_snapshot::taken_unix_ms; the system clock when empty.
   // (Publication timing uses the actor clock, so test_coordinator drives it.)
   std::function<std::int64_t()> wall_clock_ms;
+  // NodeOverlays are watched (FEATURE_GATES NodeOverlay): wait for their informer to sync.
+  bool watch_node_overlays = false;
 };
 
 // Asked through cluster_state_probe (actor_cast the handle): how many live subscribers it has.

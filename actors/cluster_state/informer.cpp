@@ -173,6 +173,7 @@ KP_INFORMER_KIND(kube::daemon_set)
 KP_INFORMER_KIND(kube::pod_disruption_budget)
 KP_INFORMER_KIND(kube::volume_attachment)
 KP_INFORMER_KIND(kube::secret)
+KP_INFORMER_KIND(kube::node_overlay)
 #undef KP_INFORMER_KIND
 
 std::vector<caf::actor> spawn_informers(caf::actor_system& system,
@@ -200,6 +201,7 @@ std::vector<caf::actor> spawn_informers(caf::actor_system& system,
   auto tokens = all;
   tokens.label_selector = protocol::bootstrap_token_owner_label;
   add.operator()<kube::secret>(options.system_namespace, tokens);
+  if (options.watch_node_overlays) add.operator()<kube::node_overlay>("", all);
   return out;
 }
 
