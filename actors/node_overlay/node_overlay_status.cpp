@@ -134,7 +134,9 @@ void on_snapshot(self_ptr self, snapshot_ptr snap) {
   if (s.node_overlays == st.judged_overlays && s.node_classes == st.judged_classes) return;
   st.judged_overlays = s.node_overlays;
   st.judged_classes = s.node_classes;
-  auto judged = overlay_types(with_node_class_offerings(st.ctx.instance_types, s), s);
+  std::vector<std::string> regions;
+  for (const auto& [name, r] : st.ctx.regions) regions.push_back(name);
+  auto judged = overlay_types(with_node_class_offerings(st.ctx.instance_types, s, regions), s);
   st.verdicts.clear();
   for (auto& v : judged.verdicts) st.verdicts[v.overlay] = std::move(v);
   if (s.node_overlays)

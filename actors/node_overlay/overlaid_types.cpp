@@ -17,7 +17,8 @@ std::vector<overlays::overlay> overlays_of(const protocol::cluster_snapshot& sna
 }
 
 std::vector<instance_types::instance_type> with_node_class_offerings(
-    std::vector<instance_types::instance_type> types, const protocol::cluster_snapshot& snap) {
+    std::vector<instance_types::instance_type> types, const protocol::cluster_snapshot& snap,
+    const std::vector<std::string>& fallback_regions) {
   for (const auto& t : types)
     if (!t.offerings.empty()) return types;
   std::vector<instance_types::zone_capacity> zones;
@@ -35,6 +36,9 @@ std::vector<instance_types::instance_type> with_node_class_offerings(
       }
     }
   }
+  if (zones.empty())
+    for (const auto& region : fallback_regions)
+      zones.push_back({region, "", 1 << 20, std::int64_t{1} << 50, true});
   if (!zones.empty()) instance_types::build_offerings(types, zones);
   return types;
 }

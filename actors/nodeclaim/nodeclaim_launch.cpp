@@ -277,7 +277,8 @@ void launch(self_ptr self, const kube::node_claim& claim) {
   }
   // The price order and extended resources the provisioner chose by, NodeOverlays included.
   auto types = node_overlay::overlaid(
-      node_overlay::with_node_class_offerings(st.ctx.instance_types, *st.snapshot), *st.snapshot);
+      node_overlay::with_node_class_offerings(st.ctx.instance_types, *st.snapshot, {*region}),
+      *st.snapshot);
   auto type = cheapest_instance_type(types, claim, *region);
   if (!type) {
     create_failed(self, claim, started, type.error().code, type.error().message);
