@@ -29,6 +29,8 @@ inline constexpr std::string_view condition_reasons[] = {
     // NodePool: NodeClassReady, ValidationSucceeded, Ready (actors/nodepool_status)
     "NodeClassTerminating", "NodeClassReadinessUnknown", "NodeClassReady", "NodeClassNotReady",
     "ValidationSucceeded", "NodePoolValidationFailed", "UnhealthyDependents",
+    // NodeOverlay: ValidationSucceeded, Ready (actors/node_overlay; Karpenter's reasons)
+    "Conflict", "RuntimeValidation",
     // ProxmoxTemplate: ImageReady, Ready (actors/template_builder)
     "InvalidSpec", "StorageNotFound", "Building", "ImageImported", "TemplatesReady",
     "TemplatesPartiallyReady", "NoHostsOnline", "ProxmoxUnreachable", "DownloadFailed",

@@ -15,6 +15,7 @@
 #include "protocol/kube/autoscaling_v1beta1.hpp"
 #include "protocol/kube/core_v1.hpp"
 #include "protocol/kube/karpenter_v1.hpp"
+#include "protocol/kube/karpenter_v1alpha1.hpp"
 #include "protocol/kube/policy_v1.hpp"
 #include "protocol/kube/proxmox_v1alpha1.hpp"
 #include "protocol/kube/storage_v1.hpp"
@@ -64,6 +65,8 @@ struct cluster_snapshot {
   // CapacityBuffers and PodTemplates: watched only with the CapacityBuffer gate (empty otherwise).
   shared_objects<kube::capacity_buffer> capacity_buffers;
   shared_objects<kube::pod_template> pod_templates;
+  // NodeOverlays; always empty while the NodeOverlay feature gate is off (nothing watches them).
+  shared_objects<kube::node_overlay> node_overlays;
 
   // Lookup by key; nullptr when absent (or when the map was never filled).
   template <class T>

@@ -60,6 +60,8 @@ using cluster_state_actor = caf::typed_actor<
     caf::reacts_to<object_changed<kube::capacity_buffer>>,
     caf::reacts_to<objects_replaced<kube::pod_template>>,
     caf::reacts_to<object_changed<kube::pod_template>>,
+    caf::reacts_to<objects_replaced<kube::node_overlay>>,
+    caf::reacts_to<object_changed<kube::node_overlay>>,
     caf::reacts_to<subscribe_atom, snapshot_listener>,
     caf::replies_to<snapshot_atom>::with<snapshot_ptr>>;
 
@@ -107,6 +109,7 @@ using garbage_collector_actor =
     caf::typed_actor<caf::reacts_to<snapshot_ptr>, caf::reacts_to<collect_atom>>;
 using nodepool_status_actor = snapshot_listener;
 using nodeclass_status_actor = snapshot_listener;
+using node_overlay_status_actor = snapshot_listener;
 using disruption_actor =
     caf::typed_actor<caf::reacts_to<snapshot_ptr>, caf::reacts_to<buffer_pods>>;
 

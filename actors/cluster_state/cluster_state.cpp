@@ -83,13 +83,13 @@ struct kind_slot {
   }
 };
 
-using slots =
-    std::tuple<kind_slot<kube::pod>, kind_slot<kube::node>, kind_slot<kube::node_claim>,
-               kind_slot<kube::node_pool>, kind_slot<kube::proxmox_node_class>,
-               kind_slot<kube::proxmox_template>, kind_slot<kube::proxmox_unmanaged_template>,
-               kind_slot<kube::daemon_set>, kind_slot<kube::pod_disruption_budget>,
-               kind_slot<kube::volume_attachment>, kind_slot<kube::secret>,
-               kind_slot<kube::capacity_buffer>, kind_slot<kube::pod_template>>;
+using slots = std::tuple<kind_slot<kube::pod>, kind_slot<kube::node>, kind_slot<kube::node_claim>,
+                         kind_slot<kube::node_pool>, kind_slot<kube::proxmox_node_class>,
+                         kind_slot<kube::proxmox_template>,
+                         kind_slot<kube::proxmox_unmanaged_template>, kind_slot<kube::daemon_set>,
+                         kind_slot<kube::pod_disruption_budget>, kind_slot<kube::volume_attachment>,
+                         kind_slot<kube::secret>, kind_slot<kube::capacity_buffer>,
+                         kind_slot<kube::pod_template>, kind_slot<kube::node_overlay>>;
 
 using label_set = std::map<std::string, std::string>;
 
@@ -159,6 +159,7 @@ snapshot_ptr build_snapshot(state& st, std::uint64_t generation, bool synced) {
   snap->bootstrap_tokens = slot<kube::secret>(st).current;
   snap->capacity_buffers = slot<kube::capacity_buffer>(st).current;
   snap->pod_templates = slot<kube::pod_template>(st).current;
+  snap->node_overlays = slot<kube::node_overlay>(st).current;
   return snap;
 }
 
@@ -403,6 +404,8 @@ impl_actor::behavior_type cluster_state_behavior(self_ptr self,
                                     "published snapshot (when the API server's are numeric).")
                                 .Register(st.metrics->registry);
   }
+  // With the NodeOverlay gate off no informer reports the kind: it is listed, and empty.
+  if (!st.options.watch_node_overlays) slot<kube::node_overlay>(st).listed = true;
   st.latest = build_snapshot(st, 0, false);
   auto boundary = make_boundary("cluster_state", st.metrics);
   install_boundary(self, boundary);
@@ -430,7 +433,8 @@ impl_actor::behavior_type cluster_state_behavior(self_ptr self,
       changed_handler<kube::volume_attachment>(self), replaced_handler<kube::secret>(self),
       changed_handler<kube::secret>(self), replaced_handler<kube::capacity_buffer>(self),
       changed_handler<kube::capacity_buffer>(self), replaced_handler<kube::pod_template>(self),
-      changed_handler<kube::pod_template>(self),
+      changed_handler<kube::pod_template>(self), changed_handler<kube::secret>(self),
+      replaced_handler<kube::node_overlay>(self), changed_handler<kube::node_overlay>(self),
       [self](subscribe_atom, snapshot_listener listener) {
         auto& state = self->state;
         if (!listener) return;

@@ -36,6 +36,8 @@ struct cluster_state_options {
   // CapacityBuffer gate: CapacityBuffers and PodTemplates are watched, so the first snapshot
   // waits for their lists too. Off, both kinds stay empty.
   bool capacity_buffers = false;
+  // NodeOverlays are watched (FEATURE_GATES NodeOverlay): wait for their informer to sync.
+  bool watch_node_overlays = false;
 };
 
 // Asked through cluster_state_probe (actor_cast the handle): how many live subscribers it has.

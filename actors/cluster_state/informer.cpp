@@ -175,6 +175,7 @@ KP_INFORMER_KIND(kube::volume_attachment)
 KP_INFORMER_KIND(kube::secret)
 KP_INFORMER_KIND(kube::capacity_buffer)
 KP_INFORMER_KIND(kube::pod_template)
+KP_INFORMER_KIND(kube::node_overlay)
 #undef KP_INFORMER_KIND
 
 std::vector<caf::actor> spawn_informers(caf::actor_system& system,
@@ -206,6 +207,7 @@ std::vector<caf::actor> spawn_informers(caf::actor_system& system,
     add.operator()<kube::capacity_buffer>("", all);
     add.operator()<kube::pod_template>("", all);
   }
+  if (options.watch_node_overlays) add.operator()<kube::node_overlay>("", all);
   return out;
 }
 

@@ -20,6 +20,7 @@
 #include "actors/garbage_collection/garbage_collector.hpp"
 #include "actors/kproximate_gauges/kproximate_gauges.hpp"
 #include "actors/leader_election/leader_elector.hpp"
+#include "actors/node_overlay/node_overlay_status.hpp"
 #include "actors/nodeclaim/nodeclaim_fleet.hpp"
 #include "actors/nodeclass_status/nodeclass_status.hpp"
 #include "actors/nodepool_status/nodepool_status.hpp"
@@ -136,6 +137,8 @@ void start_writers(self_ptr self) {
   readers.push_back(untyped(spawn_nodeclaim_fleet(sys, ctx)));
   readers.push_back(untyped(spawn_nodeclass_status(sys, ctx)));
   readers.push_back(untyped(nodepool_status::spawn_nodepool_status(sys, ctx)));
+  if (ctx.settings.gates.node_overlay)
+    readers.push_back(untyped(node_overlay::spawn_node_overlay_status(sys, ctx)));
   readers.push_back(untyped(spawn_termination(sys, ctx)));
   readers.push_back(untyped(spawn_garbage_collector(sys, ctx)));
   auto disruption = disruption::spawn_disruption(sys, ctx, disruption_options_from(ctx));
@@ -184,12 +187,14 @@ void start(self_ptr self) {
   cso.wall_clock_ms = ctx.wall_clock_ms;
   cso.max_publish_interval = std::chrono::milliseconds(500);
   cso.capacity_buffers = ctx.settings.gates.capacity_buffer;
+  cso.watch_node_overlays = ctx.settings.gates.node_overlay;
   ctx.cluster_state = cluster_state::spawn_cluster_state(sys, ctx.metrics, cso);
   st.children->infrastructure.push_back(untyped(ctx.cluster_state));
   cluster_state::informer_options io;
   io.system_namespace = ctx.settings.system_namespace;
   io.capacity_buffers = ctx.settings.gates.capacity_buffer;
   io.metrics = ctx.metrics;
+  io.watch_node_overlays = ctx.settings.gates.node_overlay;
   for (auto& informer : cluster_state::spawn_informers(sys, ctx.kube, ctx.cluster_state, io)) {
     st.children->infrastructure.push_back(informer);
   }

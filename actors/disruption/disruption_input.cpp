@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "actors/node_overlay/overlaid_types.hpp"
 #include "core/model/labels.hpp"
 #include "protocol/kube/model_translation.hpp"
 
@@ -90,6 +91,8 @@ disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
   c.now = std::chrono::sys_seconds(std::chrono::seconds(now_unix_ms / 1000));
   s.instance_types = types;
   add_offerings_when_missing(s.instance_types, snap);
+  // Consolidation prices nodes and replacements as provisioning does: with the NodeOverlays.
+  s.instance_types = node_overlay::overlaid(std::move(s.instance_types), snap);
 
   if (snap.node_pools)
     for (const auto& [key, p] : *snap.node_pools) {

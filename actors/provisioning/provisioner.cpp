@@ -10,6 +10,7 @@
 #include "actors/continuation.hpp"
 #include "actors/event_reasons.hpp"
 #include "actors/failure_boundary.hpp"
+#include "actors/provisioning/offering_gauges.hpp"
 #include "actors/provisioning/provisionable.hpp"
 #include "actors/provisioning/scheduling_input.hpp"
 #include "core/capacity_buffer/capacity_buffer.hpp"
@@ -78,6 +79,7 @@ struct env {
   provisioner_options options;
   prometheus::Histogram* duration = nullptr;
   prometheus::Gauge* unschedulable = nullptr;
+  std::unique_ptr<offering_gauges> offerings;  // null without metrics
   boundary_ptr boundary;
 };
 
@@ -249,6 +251,7 @@ void run_batch(provisioner_pointer self, std::shared_ptr<env> e, const protocol:
   in_flight.reserve(st.created.size());
   for (const auto& [name, c] : st.created) in_flight.push_back(c.model);
   auto input = build_scheduling_input(snap, in_flight, st.nominations, types);
+  if (e->offerings) e->offerings->publish(input.snap.instance_types);
 
   batch_report report;
   report.batch = b.id;
@@ -570,6 +573,7 @@ provisioner_impl::behavior_type provisioner_behavior(provisioner_pointer self,
   e->ctx = std::move(ctx);
   e->options = std::move(options);
   if (e->ctx.metrics) {
+    e->offerings = std::make_unique<offering_gauges>(e->ctx.metrics->registry);
     e->duration = &e->ctx.metrics->scheduler_scheduling_duration.Add(
         {{"controller", "provisioner"}}, obs::duration_buckets());
     e->unschedulable =

@@ -3,42 +3,13 @@
 #include <set>
 #include <unordered_map>
 
+#include "actors/node_overlay/overlaid_types.hpp"
 #include "actors/provisioning/provisionable.hpp"
 #include "core/model/labels.hpp"
 #include "protocol/kube/model_translation.hpp"
 
 namespace kp::actors::provisioning {
 namespace {
-
-// Offerings come from the region inventories; when nobody has computed any yet, every type is
-// offered in every zone the ready NodeClasses selected (placement decides for real later), so
-// that nothing is unschedulable merely for lack of bookkeeping.
-std::vector<instance_types::instance_type> with_offerings(
-    const std::vector<instance_types::instance_type>& types,
-    const protocol::cluster_snapshot& snap) {
-  for (const auto& t : types)
-    if (!t.offerings.empty()) return types;
-  std::vector<instance_types::zone_capacity> zones;
-  std::set<std::pair<std::string, std::string>> seen;
-  if (snap.node_classes) {
-    for (const auto& [key, nc] : *snap.node_classes) {
-      for (const auto& z : nc->status.selected_zones) {
-        // "region/zone/templateVMID"
-        auto a = z.find('/');
-        if (a == std::string::npos) continue;
-        auto b = z.find('/', a + 1);
-        std::string region = z.substr(0, a);
-        std::string zone = z.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
-        if (seen.emplace(region, zone).second)
-          zones.push_back({region, zone, 1 << 20, std::int64_t{1} << 50, true});
-      }
-    }
-  }
-  if (zones.empty()) return types;
-  auto out = types;
-  instance_types::build_offerings(out, zones);
-  return out;
-}
 
 model::pod daemon_pod(const kube::daemon_set& ds, std::string& error) {
   kube::pod p;
@@ -102,7 +73,11 @@ scheduling_input build_scheduling_input(const protocol::cluster_snapshot& snap,
                                         const std::vector<instance_types::instance_type>& types) {
   scheduling_input in;
   auto& s = in.snap;
-  s.instance_types = with_offerings(types, snap);
+  // Offerings come from the region inventories; when nobody has computed any yet, every type is
+  // offered in every zone the ready NodeClasses selected (placement decides for real later), so
+  // that nothing is unschedulable merely for lack of bookkeeping. NodeOverlays apply on top.
+  s.instance_types =
+      node_overlay::overlaid(node_overlay::with_node_class_offerings(types, snap), snap);
 
   // NodeClaims first: nominations only hold onto claims that exist and are not ready for pods.
   std::set<std::string> claim_names;

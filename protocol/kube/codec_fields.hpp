@@ -8,6 +8,7 @@
 #include "protocol/kube/coordination_v1.hpp"
 #include "protocol/kube/core_v1.hpp"
 #include "protocol/kube/karpenter_v1.hpp"
+#include "protocol/kube/karpenter_v1alpha1.hpp"
 #include "protocol/kube/meta_types.hpp"
 #include "protocol/kube/policy_v1.hpp"
 #include "protocol/kube/proxmox_v1alpha1.hpp"
@@ -106,6 +107,10 @@ KP_KUBE_DECLARE_FIELDS(node_pool_disruption)
 KP_KUBE_DECLARE_FIELDS(node_pool_spec)
 KP_KUBE_DECLARE_FIELDS(node_pool_status)
 KP_KUBE_DECLARE_FIELDS(node_pool)
+// karpenter_v1alpha1.hpp
+KP_KUBE_DECLARE_FIELDS(node_overlay_spec)
+KP_KUBE_DECLARE_FIELDS(node_overlay_status)
+KP_KUBE_DECLARE_FIELDS(node_overlay)
 // proxmox_v1alpha1.hpp
 KP_KUBE_DECLARE_FIELDS(kubelet_configuration)
 KP_KUBE_DECLARE_FIELDS(instance_template_reference)

@@ -11,6 +11,7 @@
 #include "protocol/kube/coordination_v1.hpp"
 #include "protocol/kube/core_v1.hpp"
 #include "protocol/kube/karpenter_v1.hpp"
+#include "protocol/kube/karpenter_v1alpha1.hpp"
 #include "protocol/kube/policy_v1.hpp"
 #include "protocol/kube/proxmox_v1alpha1.hpp"
 #include "protocol/kube/storage_v1.hpp"
@@ -48,6 +49,7 @@ const std::map<std::string, resource_name>& resources() {
                                                       KP_KIND(persistent_volume_claim),
                                                       KP_KIND(node_claim),
                                                       KP_KIND(node_pool),
+                                                      KP_KIND(node_overlay),
                                                       KP_KIND(pod_disruption_budget),
                                                       KP_KIND(proxmox_node_class),
                                                       KP_KIND(proxmox_template),
