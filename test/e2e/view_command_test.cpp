@@ -99,9 +99,10 @@ TEST_F(view_command, showsEveryHostWithItsNumaNodesTheNodeVmAndItsPodsWithoutAWr
   ASSERT_NE(vm_line, lines.end()) << r.out;
   EXPECT_NE(vm_line->find("/h"), std::string::npos) << *vm_line;
   EXPECT_NE(vm_line->find("Ready"), std::string::npos) << *vm_line;
-  for (const auto& p : cluster.pods)
-    if (p.node == node.name && p.ns == "default" && p.name.rfind("web", 0) == 0)
-      EXPECT_NE(r.out.find("default/" + p.name), std::string::npos) << p.name << ":\n" << r.out;
+  for (const auto& p : cluster.pods) {
+    if (p.node != node.name || p.ns != "default" || p.name.rfind("web", 0) != 0) continue;
+    EXPECT_NE(r.out.find("default/" + p.name), std::string::npos) << p.name << ":\n" << r.out;
+  }
   EXPECT_NE(r.out.find("Pending pods: 1\n  default/huge-"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("NodeClaims in flight: 0\n"), std::string::npos) << r.out;
 

@@ -107,7 +107,7 @@ int run_plan_command(const std::vector<std::string>& args, const config::setting
                  world.error().message.c_str());
     return 1;
   }
-  reader->reset();
+  reader->reset();  // the clients are done: closed before the decisions
 
   what_if_input in;
   in.world = std::move(*world);
