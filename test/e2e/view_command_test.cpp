@@ -44,6 +44,28 @@ TEST_F(view_command, showsEveryHostWithItsNumaNodesTheNodeVmAndItsPodsWithoutAWr
       },
       60s))
       << diagnose();
+  // Every NodeClaim Initialized (the controller writes it just after the Node is Ready), so
+  // none is in flight once the controller stops.
+  ASSERT_TRUE(lab::lab_world::eventually(
+      [&] {
+        auto claims = world->list("/apis/karpenter.sh/v1/nodeclaims");
+        if (!claims || claims->empty()) return false;
+        for (const auto& c : *claims) {
+          bool initialized = false;
+          const auto* status = c.as_object().if_contains("status");
+          const auto* conditions = status != nullptr && status->is_object()
+                                       ? status->as_object().if_contains("conditions")
+                                       : nullptr;
+          if (conditions != nullptr && conditions->is_array())
+            for (const auto& k : conditions->as_array())
+              initialized = initialized || (k.at("type").as_string() == "Initialized" &&
+                                            k.at("status").as_string() == "True");
+          if (!initialized) return false;
+        }
+        return true;
+      },
+      30s))
+      << diagnose();
   world->stop_controller(0);
   scale("huge", 1, "200", "1Gi");  // more than any host has: it stays pending
   ASSERT_TRUE(wait_for(

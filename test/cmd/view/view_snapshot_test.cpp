@@ -143,6 +143,7 @@ status:
   r.region = "r1";
   r.hosts["pve1"] = host("pve1", "online");
   r.hosts["pve2"] = host("pve2", "offline");
+  r.hosts["pve2"].node_status.reset();  // an offline host's status is not read
   auto t = vm(9000, "pve1", "k8s-template", {{"template", "1"}});
   t.is_template = true;
   r.vms[9000] = t;
