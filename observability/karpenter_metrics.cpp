@@ -126,6 +126,12 @@ karpenter_metrics::karpenter_metrics(prometheus::Registry& r, prometheus::Regist
       host_free_memory(gauge(r, "karpenter_proxmox_host_free_memory_bytes",
                              "Memory of a Proxmox host free for new VMs as placement sees it "
                              "(launches in flight reserved).")),
+      numa_free_cpus(gauge(r, "karpenter_proxmox_numa_free_cpus",
+                           "CPUs of a Proxmox host NUMA node neither reserved nor pinned: what "
+                           "CPU pinning could still take there.")),
+      numa_free_memory(gauge(r, "karpenter_proxmox_numa_free_memory_bytes",
+                             "Memory of a Proxmox host NUMA node free for new VMs as placement "
+                             "sees it (its share of the host reservation and its VMs taken).")),
       cluster_state_node_count(gauge(r, "karpenter_cluster_state_node_count",
                                      "Current count of nodes in cluster state.")),
       cluster_state_synced(gauge(r, "karpenter_cluster_state_synced",

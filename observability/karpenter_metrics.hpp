@@ -76,6 +76,9 @@ struct karpenter_metrics {
   prometheus::Family<prometheus::Gauge>& host_online;       // region,host
   prometheus::Family<prometheus::Gauge>& host_free_cpus;    // region,host
   prometheus::Family<prometheus::Gauge>& host_free_memory;  // region,host
+  // The same per host NUMA node (CPUs neither reserved nor pinned; memory less the node's share)
+  prometheus::Family<prometheus::Gauge>& numa_free_cpus;    // region,host,numa
+  prometheus::Family<prometheus::Gauge>& numa_free_memory;  // region,host,numa
 
   // Cluster state
   prometheus::Family<prometheus::Gauge>& cluster_state_node_count;
