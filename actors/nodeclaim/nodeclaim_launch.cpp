@@ -274,7 +274,8 @@ void launch(self_ptr self, const kube::node_claim& claim) {
     create_failed(self, claim, started, region.error().code, region.error().message);
     return;
   }
-  auto type = cheapest_instance_type(st.ctx.instance_types, claim, *region);
+  auto type = cheapest_instance_type(st.ctx.instance_types, claim, *region,
+                                     st.ctx.settings.vm_memory_overhead_percent);
   if (!type) {
     create_failed(self, claim, started, type.error().code, type.error().message);
     return;
