@@ -240,7 +240,8 @@ result<instance_types::instance_type> cheapest_instance_type(
   const instance_types::instance_type* best = nullptr;
   double best_price = 0;
   std::size_t compatible = 0;
-  for (const auto* list : {&types, &right_sized})
+  const std::vector<instance_types::instance_type>* lists[] = {&types, &right_sized};
+  for (const auto* list : lists)
     for (const auto& t : *list) {
       auto labels = type_labels(t, region);
       bool ok = std::all_of(claim.spec.requirements.begin(), claim.spec.requirements.end(),
