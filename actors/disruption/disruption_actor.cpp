@@ -69,6 +69,8 @@ struct state {
   std::map<std::string, prometheus::Gauge*, std::less<>> cost_gauges;  // by NodePool
   // CapacityBuffer gate: the virtual pods of the buffers ready for provisioning.
   std::shared_ptr<const std::vector<model::pod>> buffer_pods;
+  // The hosts' free room by region, as last reported (for right-sized replacements).
+  std::map<std::string, std::vector<instance_types::zone_capacity>> hosts;
   std::mt19937_64 rng;
   obs::logger log{"disruption"};
 };
@@ -102,6 +104,33 @@ disruption_input input_of(const state& st) {
 }
 
 // ---- helpers -----------------------------------------------------------------------------------
+
+disruption_input input_of(const state& st) {
+  instance_types::right_sized_offer right_sized{st.ctx.settings.vm_memory_overhead_percent, {}};
+  for (const auto& [region, zones] : st.hosts)
+    right_sized.zones.insert(right_sized.zones.end(), zones.begin(), zones.end());
+  return to_disruption_input(*st.latest, st.ctx.instance_types, st.ctx.wall_clock_ms(),
+                             std::move(right_sized));
+}
+
+// Asks every region for its hosts' room; the answers serve the next passes. A region that does
+// not answer keeps what it reported before.
+void refresh_hosts(self_ptr self, const boundary_ptr& boundary) {
+  for (const auto& [name, region] : self->state.ctx.regions)
+    self->request(region, std::chrono::seconds(10), protocol::inventory_atom::value)
+        .then(
+            guarded(boundary,
+                    [self, name = name](protocol::region_inventory& inv) {
+                      auto& zones = self->state.hosts[name];
+                      zones.clear();
+                      for (const auto& h : inv.capacity)
+                        zones.push_back({name, h.host, h.free_cpus, h.free_memory_bytes, h.online});
+                    }),
+            guarded(boundary, [self, name = name](caf::error& err) {
+              self->state.log.debug("region did not report its hosts; keeping the last report",
+                                    {{"region", name}, {"reason", caf::to_string(err)}});
+            }));
+}
 
 kd::planner_options planner_options_of(const state& st) {
   auto base = st.opts.planner;
@@ -675,6 +704,7 @@ impl_actor::behavior_type disruption_behavior(self_ptr self, controller_context 
       [self, boundary](tick_atom) {
         auto& s = self->state;
         self->delayed_send(self, s.opts.period, tick_atom::value);
+        refresh_hosts(self, boundary);
         if (!s.latest || !s.latest->synced) return;
         if (s.ph == state::phase::idle) {
           // A pass that fails is abandoned whole; the next tick starts a fresh one.

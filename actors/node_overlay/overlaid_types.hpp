@@ -15,6 +15,10 @@ namespace kp::actors::node_overlay {
 // The snapshot's NodeOverlays in the form core/node_overlay applies, by name.
 std::vector<overlays::overlay> overlays_of(const protocol::cluster_snapshot& snap);
 
+// One zone per "region/zone/templateVMID" the ready node classes selected (status
+// selectedZones), with room for every type: where the hosts have not reported room yet.
+std::vector<instance_types::zone_capacity> selected_zones(const protocol::cluster_snapshot& snap);
+
 // Types without any offering get one per zone the ready node classes selected (status
 // selectedZones, "region/zone/templateVMID"), with room for every type: overlays select
 // offerings, so a catalogue without any (before the regions report capacity) still needs them.

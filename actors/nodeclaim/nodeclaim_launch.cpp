@@ -279,7 +279,8 @@ void launch(self_ptr self, const kube::node_claim& claim) {
   auto types = node_overlay::overlaid(
       node_overlay::with_node_class_offerings(st.ctx.instance_types, *st.snapshot, {*region}),
       *st.snapshot);
-  auto type = cheapest_instance_type(types, claim, *region);
+  auto type =
+      cheapest_instance_type(types, claim, *region, st.ctx.settings.vm_memory_overhead_percent);
   if (!type) {
     create_failed(self, claim, started, type.error().code, type.error().message);
     return;

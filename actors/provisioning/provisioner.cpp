@@ -127,15 +127,18 @@ std::optional<created_claim> stamp_claim(provisioner_state& st,
     return std::nullopt;
   }
   entry.model = std::move(*m);
-  entry.model.capacity = pessimistic_capacity(entry.model, input.snap.instance_types);
+  entry.model.capacity = pessimistic_capacity(entry.model, input.snap.instance_types,
+                                              input.snap.right_sized.memory_overhead_percent);
   entry.types = scheduling::instance_type_names(planned, input.snap);
   return entry;
 }
 
 void send_create(provisioner_pointer self, std::shared_ptr<env> e, const std::string& name);
+// Runs with the instance types offered where the hosts have room, and the hosts' free room.
+using offered_then = std::function<void(const std::vector<instance_types::instance_type>&,
+                                        const std::vector<instance_types::zone_capacity>&)>;
 void schedule_static_retry(provisioner_pointer self, std::shared_ptr<env> e);
-void with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
-                    std::function<void(const std::vector<instance_types::instance_type>&)> then);
+void with_offerings(provisioner_pointer self, std::shared_ptr<env> e, offered_then then);
 void reconcile_static(provisioner_pointer self, std::shared_ptr<env> e,
                       const std::vector<instance_types::instance_type>* offered = nullptr);
 
@@ -240,7 +243,8 @@ void reconcile(provisioner_state& st, const controller_context& ctx) {
 }
 
 void run_batch(provisioner_pointer self, std::shared_ptr<env> e, const protocol::batch_closed& b,
-               const std::vector<instance_types::instance_type>& types) {
+               const std::vector<instance_types::instance_type>& types,
+               const std::vector<instance_types::zone_capacity>& hosts) {
   using clock = std::chrono::steady_clock;
   auto& st = self->state;
   const auto started = clock::now();
@@ -250,7 +254,8 @@ void run_batch(provisioner_pointer self, std::shared_ptr<env> e, const protocol:
   std::vector<model::nodeclaim> in_flight;
   in_flight.reserve(st.created.size());
   for (const auto& [name, c] : st.created) in_flight.push_back(c.model);
-  auto input = build_scheduling_input(snap, in_flight, st.nominations, types);
+  auto input = build_scheduling_input(snap, in_flight, st.nominations, types,
+                                      {e->ctx.settings.vm_memory_overhead_percent, hosts});
   if (e->offerings) e->offerings->publish(input.snap.instance_types);
 
   batch_report report;
@@ -421,10 +426,13 @@ void reconcile_static(provisioner_pointer self, std::shared_ptr<env> e,
   st.static_held_back = std::move(held_back);
   if (!wants_offerings || st.static_offerings_pending) return;
   st.static_offerings_pending = true;
-  with_offerings(self, e, [self, e](const std::vector<instance_types::instance_type>& types) {
-    self->state.static_offerings_pending = false;
-    e->boundary->contain("static nodepools", [&] { reconcile_static(self, e, &types); });
-  });
+  with_offerings(self, e,
+                 [self, e](const std::vector<instance_types::instance_type>& types,
+                           const std::vector<instance_types::zone_capacity>&) {
+                   self->state.static_offerings_pending = false;
+                   e->boundary->contain("static nodepools",
+                                        [&] { reconcile_static(self, e, &types); });
+                 });
 }
 
 // A failed static create or delete is tried again after a while even if the cluster is quiet.
@@ -444,10 +452,9 @@ void schedule_static_retry(provisioner_pointer self, std::shared_ptr<env> e) {
 // region offers nothing this time), and each instance type is offered in the zones that can
 // still hold it; `then` runs inside the actor with those types (and confines its own
 // failures). Without regions (tests), the types are used as given.
-void with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
-                    std::function<void(const std::vector<instance_types::instance_type>&)> then) {
+void with_offerings(provisioner_pointer self, std::shared_ptr<env> e, offered_then then) {
   if (e->ctx.regions.empty()) {
-    then(e->ctx.instance_types);
+    then(e->ctx.instance_types, {});
     return;
   }
   auto remaining = std::make_shared<std::size_t>(e->ctx.regions.size());
@@ -456,7 +463,7 @@ void with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
     if (--*remaining != 0) return;
     auto types = e->ctx.instance_types;
     if (!zones->empty()) instance_types::build_offerings(types, *zones);
-    then(types);
+    then(types, *zones);
   };
   for (const auto& [name, region] : e->ctx.regions) {
     self->request(region, std::chrono::seconds(10), protocol::inventory_atom::value)
@@ -554,16 +561,19 @@ void schedule_with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
     return;
   }
   st.inventory_pending = true;
-  with_offerings(self, e, [self, e, b](const std::vector<instance_types::instance_type>& types) {
-    auto& st = self->state;
-    // A batch that fails is confined to itself: the next batch must still run.
-    e->boundary->contain("batch " + std::to_string(b.id), [&] { run_batch(self, e, b, types); });
-    st.inventory_pending = false;
-    if (st.rerun_after_inventory) {
-      st.rerun_after_inventory = false;
-      schedule_with_offerings(self, e, st.batch_after_inventory);
-    }
-  });
+  with_offerings(self, e,
+                 [self, e, b](const std::vector<instance_types::instance_type>& types,
+                              const std::vector<instance_types::zone_capacity>& hosts) {
+                   auto& st = self->state;
+                   // A batch that fails is confined to itself: the next batch must still run.
+                   e->boundary->contain("batch " + std::to_string(b.id),
+                                        [&] { run_batch(self, e, b, types, hosts); });
+                   st.inventory_pending = false;
+                   if (st.rerun_after_inventory) {
+                     st.rerun_after_inventory = false;
+                     schedule_with_offerings(self, e, st.batch_after_inventory);
+                   }
+                 });
 }
 
 provisioner_impl::behavior_type provisioner_behavior(provisioner_pointer self,

@@ -53,7 +53,8 @@ std::string node_class_blocker(const protocol::cluster_snapshot& snap, const std
 }
 
 model::resource_list pessimistic_capacity(const model::nodeclaim& claim,
-                                          const std::vector<instance_types::instance_type>& types) {
+                                          const std::vector<instance_types::instance_type>& types,
+                                          double memory_overhead_percent) {
   const model::node_selector_requirement* req = nullptr;
   for (const auto& r : claim.requirements)
     if (r.key == model::labels::instance_type && r.op == model::selector_operator::in) req = &r;
@@ -64,13 +65,18 @@ model::resource_list pessimistic_capacity(const model::nodeclaim& claim,
     if (!names.count(t.name)) continue;
     out = model::resource_list::max(out, t.capacity);
   }
+  for (const auto& name : names)
+    if (auto size = instance_types::parse_right_sized_name(name))
+      out = model::resource_list::max(
+          out, instance_types::right_sized_type(*size, memory_overhead_percent).capacity);
   return out;
 }
 
 scheduling_input build_scheduling_input(const protocol::cluster_snapshot& snap,
                                         const std::vector<model::nodeclaim>& in_flight,
                                         const std::map<std::string, std::string>& nominations,
-                                        const std::vector<instance_types::instance_type>& types) {
+                                        const std::vector<instance_types::instance_type>& types,
+                                        instance_types::right_sized_offer right_sized) {
   scheduling_input in;
   auto& s = in.snap;
   // Offerings come from the region inventories; when nobody has computed any yet, every type is
@@ -78,12 +84,15 @@ scheduling_input build_scheduling_input(const protocol::cluster_snapshot& snap,
   // that nothing is unschedulable merely for lack of bookkeeping. NodeOverlays apply on top.
   s.instance_types =
       node_overlay::overlaid(node_overlay::with_node_class_offerings(types, snap), snap);
+  if (right_sized.zones.empty()) right_sized.zones = node_overlay::selected_zones(snap);
+  s.right_sized = std::move(right_sized);
 
   // NodeClaims first: nominations only hold onto claims that exist and are not ready for pods.
   std::set<std::string> claim_names;
   std::set<std::string> holding;  // claims that still hold their nominated pods
   auto add_claim = [&](model::nodeclaim c) {
-    if (c.capacity.empty()) c.capacity = pessimistic_capacity(c, s.instance_types);
+    if (c.capacity.empty())
+      c.capacity = pessimistic_capacity(c, s.instance_types, s.right_sized.memory_overhead_percent);
     claim_names.insert(c.name);
     if (!c.terminating && !c.initialized()) holding.insert(c.name);
     s.nodeclaims.push_back(std::move(c));
