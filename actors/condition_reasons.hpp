@@ -29,10 +29,15 @@ inline constexpr std::string_view condition_reasons[] = {
     // NodePool: NodeClassReady, ValidationSucceeded, Ready (actors/nodepool_status)
     "NodeClassTerminating", "NodeClassReadinessUnknown", "NodeClassReady", "NodeClassNotReady",
     "ValidationSucceeded", "NodePoolValidationFailed", "UnhealthyDependents",
+    // NodeOverlay: ValidationSucceeded, Ready (actors/node_overlay; Karpenter's reasons)
+    "Conflict", "RuntimeValidation",
     // ProxmoxTemplate: ImageReady, Ready (actors/template_builder)
     "InvalidSpec", "StorageNotFound", "Building", "ImageImported", "TemplatesReady",
     "TemplatesPartiallyReady", "NoHostsOnline", "ProxmoxUnreachable", "DownloadFailed",
-    "CreateFailed", "TemplateConversionFailed", "RegionNotConfigured"};
+    "CreateFailed", "TemplateConversionFailed", "RegionNotConfigured",
+    // CapacityBuffer: ReadyForProvisioning, Provisioning (actors/capacity_buffer)
+    "Resolved", "PodTemplateNotFound", "ScalableRefNotFound", "ResolutionFailed",
+    "FitsExistingCapacity", "RequiresNewCapacity", "NotReadyForProvisioning", "BufferEmpty"};
 
 // ^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$, the reason pattern of metav1.Condition.
 constexpr bool valid_condition_reason(std::string_view s) {

@@ -34,7 +34,11 @@ std::string render_help(const std::string& program) {
          " [flags] plan -f FILE [--output json]   what the controller would do for the pods\n"
          "         in FILE (NodeClaims, hosts, NUMA nodes, prices, pending pods, consolidation),\n"
          "         read-only: see `" +
-         program + " plan --help` and docs/plan.md\n\n";
+         program + " plan --help` and docs/plan.md\n";
+  out += "       " + program +
+         " [flags] view [--once]   Proxmox hosts, their NUMA nodes, node VMs and pods, pending\n"
+         "         pods and NodeClaims in flight, refreshed live, read-only: see `" +
+         program + " view --help`\n         and docs/view.md\n\n";
   out += "karpenter-proxmox is a Kubernetes node autoscaler for Proxmox VE (Karpenter's APIs).\n";
   out += "Every setting is a flag and an environment variable; a flag wins over the variable.\n";
   out += "Flags take one dash or two: -name=value, -name value, and -name for a true boolean.\n";

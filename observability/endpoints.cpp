@@ -1,5 +1,9 @@
 #include "observability/endpoints.hpp"
 
+#include <string>
+#include <string_view>
+#include <vector>
+
 namespace kp::obs {
 namespace {
 
@@ -20,6 +24,24 @@ transport::http_response not_allowed() {
   auto r = text_response(405, "method not allowed: use GET or HEAD\n");
   r.headers.emplace_back("Allow", "GET, HEAD");
   return r;
+}
+
+// `name=<family>` (or `name[]=`, repeatable) in the query: serve only those families. Metric
+// names need no percent-decoding ([a-zA-Z0-9_:]).
+std::vector<std::string> requested_families(std::string_view query) {
+  std::vector<std::string> out;
+  while (!query.empty()) {
+    auto amp = query.find('&');
+    auto pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    for (std::string_view key : {"name=", "name[]=", "name%5B%5D="}) {
+      if (pair.rfind(key, 0) == 0 && pair.size() > key.size()) {
+        out.emplace_back(pair.substr(key.size()));
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -48,7 +70,8 @@ transport::request_handler metrics_endpoint(std::shared_ptr<metrics_registry> me
     } else if (!is_read(request)) {
       exchange->respond(not_allowed());
     } else {
-      exchange->respond(text_response(200, metrics->serialize(), metrics_content_type));
+      exchange->respond(text_response(200, metrics->serialize(requested_families(request.query())),
+                                      metrics_content_type));
     }
   };
 }

@@ -17,7 +17,8 @@ namespace kp::obs {
 // at once (503 beyond), headers must arrive within 5 s and fit in 8 KiB.
 transport::server_options endpoint_server_options(std::string address, std::uint16_t port);
 
-// GET /metrics: the registry's text exposition; anything else 404.
+// GET /metrics: the registry's text exposition (`?name=<family>`, repeatable: only those
+// families); anything else 404.
 transport::request_handler metrics_endpoint(std::shared_ptr<metrics_registry> metrics);
 
 // GET /healthz: 200 "ok" while live; GET /readyz: 200 "ok" or 503 naming what is missing.

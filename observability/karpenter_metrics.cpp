@@ -31,7 +31,9 @@ prometheus::Histogram::BucketBoundaries consolidation_score_buckets() {
   return {0.1, 0.25, 0.33, 0.5, 1.0, 2.0, 5.0, 10.0};
 }
 
-karpenter_metrics::karpenter_metrics(prometheus::Registry& r)
+karpenter_metrics::karpenter_metrics(prometheus::Registry& r) : karpenter_metrics(r, r) {}
+
+karpenter_metrics::karpenter_metrics(prometheus::Registry& r, prometheus::Registry& per_object)
     : registry(r),
       nodeclaims_created(counter(r, "karpenter_nodeclaims_created_total",
                                  "Number of nodeclaims created in total by Karpenter.")),
@@ -51,7 +53,7 @@ karpenter_metrics::karpenter_metrics(prometheus::Registry& r)
       nodes_termination_duration(histogram(r, "karpenter_nodes_termination_duration_seconds",
                                            "The time taken between a node's deletion request "
                                            "and the removal of its finalizer.")),
-      pods_state(gauge(r, "karpenter_pods_state",
+      pods_state(gauge(per_object, "karpenter_pods_state",
                        "Pod state is the current state of pods. This metric can be used several "
                        "ways as it is labeled by the pod name, namespace, owner, node, nodepool "
                        "name, zone, architecture, capacity type, instance type and pod phase.")),
@@ -124,6 +126,12 @@ karpenter_metrics::karpenter_metrics(prometheus::Registry& r)
       host_free_memory(gauge(r, "karpenter_proxmox_host_free_memory_bytes",
                              "Memory of a Proxmox host free for new VMs as placement sees it "
                              "(launches in flight reserved).")),
+      numa_free_cpus(gauge(r, "karpenter_proxmox_numa_free_cpus",
+                           "CPUs of a Proxmox host NUMA node neither reserved nor pinned: what "
+                           "CPU pinning could still take there.")),
+      numa_free_memory(gauge(r, "karpenter_proxmox_numa_free_memory_bytes",
+                             "Memory of a Proxmox host NUMA node free for new VMs as placement "
+                             "sees it (its share of the host reservation and its VMs taken).")),
       cluster_state_node_count(gauge(r, "karpenter_cluster_state_node_count",
                                      "Current count of nodes in cluster state.")),
       cluster_state_synced(gauge(r, "karpenter_cluster_state_synced",

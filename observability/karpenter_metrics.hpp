@@ -16,6 +16,9 @@ namespace kp::obs {
 
 struct karpenter_metrics {
   explicit karpenter_metrics(prometheus::Registry& registry);
+  // Families with a series per object (karpenter_pods_state) go to `per_object`
+  // (metrics_registry::per_object_registry()).
+  karpenter_metrics(prometheus::Registry& registry, prometheus::Registry& per_object);
 
   prometheus::Registry& registry;
 
@@ -73,6 +76,9 @@ struct karpenter_metrics {
   prometheus::Family<prometheus::Gauge>& host_online;       // region,host
   prometheus::Family<prometheus::Gauge>& host_free_cpus;    // region,host
   prometheus::Family<prometheus::Gauge>& host_free_memory;  // region,host
+  // The same per host NUMA node (CPUs neither reserved nor pinned; memory less the node's share)
+  prometheus::Family<prometheus::Gauge>& numa_free_cpus;    // region,host,numa
+  prometheus::Family<prometheus::Gauge>& numa_free_memory;  // region,host,numa
 
   // Cluster state
   prometheus::Family<prometheus::Gauge>& cluster_state_node_count;

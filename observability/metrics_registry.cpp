@@ -1,5 +1,6 @@
 #include "observability/metrics_registry.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include <prometheus/gauge.h>
@@ -7,11 +8,29 @@
 
 namespace kp::obs {
 
-metrics_registry::metrics_registry() : registry_(std::make_shared<prometheus::Registry>()) {}
+metrics_registry::metrics_registry()
+    : registry_(std::make_shared<prometheus::Registry>()),
+      per_object_(std::make_shared<prometheus::Registry>()) {}
 
 std::string metrics_registry::serialize() const {
+  return serialize({});
+}
+
+std::string metrics_registry::serialize(const std::vector<std::string>& names) const {
+  auto families = registry_->Collect();
+  auto wanted = [&](const prometheus::MetricFamily& f) {
+    return std::find(names.begin(), names.end(), f.name) != names.end();
+  };
+  if (!names.empty()) {
+    std::erase_if(families, [&](const prometheus::MetricFamily& f) { return !wanted(f); });
+  }
+  if (names.empty() || families.size() < names.size()) {
+    for (auto& f : per_object_->Collect()) {
+      if (names.empty() || wanted(f)) families.push_back(std::move(f));
+    }
+  }
   std::ostringstream out;
-  prometheus::TextSerializer{}.Serialize(out, registry_->Collect());
+  prometheus::TextSerializer{}.Serialize(out, families);
   return out.str();
 }
 

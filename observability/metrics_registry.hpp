@@ -3,6 +3,7 @@
 // (not prometheus-cpp's civetweb exposer).
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <prometheus/registry.h>
 
@@ -13,11 +14,18 @@ class metrics_registry {
   metrics_registry();
 
   prometheus::Registry& registry() { return *registry_; }
+  // Families with one series per object (karpenter_pods_state holds a series per pod): kept
+  // apart, so a scrape that names other families never collects them.
+  prometheus::Registry& per_object_registry() { return *per_object_; }
   // The text format 0.0.4 of every family, as /metrics returns it.
   std::string serialize() const;
+  // Only the families named (exact names); the per-object registry is collected only when a
+  // name is not found in the main one. Every family when `names` is empty.
+  std::string serialize(const std::vector<std::string>& names) const;
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
+  std::shared_ptr<prometheus::Registry> per_object_;
 };
 
 // karpenter_build_info{version,goversion,goarch,commit} = 1, as Karpenter exports it; goversion

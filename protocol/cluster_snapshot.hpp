@@ -12,8 +12,10 @@
 #include <caf/allowed_unsafe_message_type.hpp>
 
 #include "protocol/kube/apps_v1.hpp"
+#include "protocol/kube/autoscaling_v1beta1.hpp"
 #include "protocol/kube/core_v1.hpp"
 #include "protocol/kube/karpenter_v1.hpp"
+#include "protocol/kube/karpenter_v1alpha1.hpp"
 #include "protocol/kube/policy_v1.hpp"
 #include "protocol/kube/proxmox_v1alpha1.hpp"
 #include "protocol/kube/storage_v1.hpp"
@@ -60,6 +62,11 @@ struct cluster_snapshot {
   shared_objects<kube::volume_attachment> volume_attachments;
   // Secrets labelled bootstrap_token_owner_label in the system namespace.
   shared_objects<kube::secret> bootstrap_tokens;
+  // CapacityBuffers and PodTemplates: watched only with the CapacityBuffer gate (empty otherwise).
+  shared_objects<kube::capacity_buffer> capacity_buffers;
+  shared_objects<kube::pod_template> pod_templates;
+  // NodeOverlays; always empty while the NodeOverlay feature gate is off (nothing watches them).
+  shared_objects<kube::node_overlay> node_overlays;
 
   // Lookup by key; nullptr when absent (or when the map was never filled).
   template <class T>

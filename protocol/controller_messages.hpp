@@ -14,6 +14,7 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
+#include "protocol/capacity_buffer_messages.hpp"
 #include "protocol/cluster_snapshot.hpp"
 
 namespace kp::protocol {
@@ -55,6 +56,12 @@ using cluster_state_actor = caf::typed_actor<
     caf::reacts_to<objects_replaced<kube::volume_attachment>>,
     caf::reacts_to<object_changed<kube::volume_attachment>>,
     caf::reacts_to<objects_replaced<kube::secret>>, caf::reacts_to<object_changed<kube::secret>>,
+    caf::reacts_to<objects_replaced<kube::capacity_buffer>>,
+    caf::reacts_to<object_changed<kube::capacity_buffer>>,
+    caf::reacts_to<objects_replaced<kube::pod_template>>,
+    caf::reacts_to<object_changed<kube::pod_template>>,
+    caf::reacts_to<objects_replaced<kube::node_overlay>>,
+    caf::reacts_to<object_changed<kube::node_overlay>>,
     caf::reacts_to<subscribe_atom, snapshot_listener>,
     caf::replies_to<snapshot_atom>::with<snapshot_ptr>>;
 
@@ -87,7 +94,8 @@ typename Inspector::result_type inspect(Inspector& f, batch_closed& x) {
 using pod_watcher_actor = snapshot_listener;
 using batcher_actor = caf::typed_actor<caf::reacts_to<pods_pending>>;
 using provisioner_actor =
-    caf::typed_actor<caf::reacts_to<snapshot_ptr>, caf::reacts_to<batch_closed>>;
+    caf::typed_actor<caf::reacts_to<snapshot_ptr>, caf::reacts_to<batch_closed>,
+                     caf::reacts_to<buffer_pods>>;
 
 // --- NodeClaims, termination, garbage collection -------------------------------------------------
 
@@ -101,7 +109,9 @@ using garbage_collector_actor =
     caf::typed_actor<caf::reacts_to<snapshot_ptr>, caf::reacts_to<collect_atom>>;
 using nodepool_status_actor = snapshot_listener;
 using nodeclass_status_actor = snapshot_listener;
-using disruption_actor = snapshot_listener;
+using node_overlay_status_actor = snapshot_listener;
+using disruption_actor =
+    caf::typed_actor<caf::reacts_to<snapshot_ptr>, caf::reacts_to<buffer_pods>>;
 
 // --- leader election ---------------------------------------------------------------------------
 

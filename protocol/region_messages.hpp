@@ -244,19 +244,34 @@ typename Inspector::result_type inspect(Inspector& f, owned_vm_listing& x) {
 
 // --- inventory -----------------------------------------------------------------------------------
 
-// Free capacity of one host as placement sees it (reservations of launches in flight included):
-// the provisioner turns these into instance-type offerings per zone.
-struct host_capacity {
-  std::string host;
-  bool online = false;
+// Free capacity of one host NUMA node as placement sees it: CPUs neither reserved nor pinned,
+// and its memory less its share of the host reservation and what VMs hold there.
+struct numa_capacity {
+  int numa = 0;  // the host's NUMA node id
   std::int64_t free_cpus = 0;
   std::int64_t free_memory_bytes = 0;
 };
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, numa_capacity& x) {
+  return f(caf::meta::type_name("numa_capacity"), x.numa, x.free_cpus, x.free_memory_bytes);
+}
+
+// Free capacity of one host as placement sees it (reservations of launches in flight included):
+// the provisioner turns these into instance-type offerings per zone; the fleet gauges export
+// them, per host and per NUMA node.
+struct host_capacity {
+  std::string host;
+  bool online = false;
+  std::int64_t free_cpus = 0;
+  std::int64_t free_memory_bytes = 0;
+  std::vector<numa_capacity> numa;
+};
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, host_capacity& x) {
   return f(caf::meta::type_name("host_capacity"), x.host, x.online, x.free_cpus,
-           x.free_memory_bytes);
+           x.free_memory_bytes, x.numa);
 }
 
 struct region_inventory {

@@ -6,6 +6,8 @@
 #include "actors/cluster_state/cluster_state.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -16,6 +18,7 @@
 
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 #include <caf/all.hpp>
 
@@ -34,15 +37,28 @@ using impl_actor =
 constexpr const char* nodepool_label = "karpenter.sh/nodepool";
 constexpr const char* zone_label = "topology.kubernetes.io/zone";
 
+// resourceVersions are opaque to clients, but numeric on every API server we know; the newest
+// one a snapshot holds is exported for diagnosis (how far behind the API the snapshots are).
+std::uint64_t resource_version_number(const std::string& text) {
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  return ec == std::errc() && p == text.data() + text.size() ? v : 0;
+}
+
 template <class T>
 struct kind_slot {
   shared_objects<T> current = std::make_shared<const object_map<T>>();
   std::shared_ptr<object_map<T>> working;
   bool listed = false;
+  std::uint64_t newest_rv = 0;
+  // Time spent copying maps since the last publication: part of what a snapshot costs.
+  std::chrono::steady_clock::duration copying{};
 
   object_map<T>& writable() {
     if (!working) {
+      auto t0 = std::chrono::steady_clock::now();
       working = std::make_shared<object_map<T>>(*current);
+      copying += std::chrono::steady_clock::now() - t0;
       current = working;
     }
     return *working;
@@ -51,9 +67,13 @@ struct kind_slot {
     current = objects ? std::move(objects) : std::make_shared<const object_map<T>>();
     working.reset();
     listed = true;
+    for (const auto& [key, object] : *current)
+      newest_rv = std::max(newest_rv, resource_version_number(object->metadata.resource_version));
   }
   void apply(const object_changed<T>& change) {
     if (!change.object) return;
+    newest_rv =
+        std::max(newest_rv, resource_version_number(change.object->metadata.resource_version));
     auto key = object_key_of(*change.object);
     if (change.deleted) {
       if (current->count(key) != 0) writable().erase(key);
@@ -63,17 +83,20 @@ struct kind_slot {
   }
 };
 
-using slots =
-    std::tuple<kind_slot<kube::pod>, kind_slot<kube::node>, kind_slot<kube::node_claim>,
-               kind_slot<kube::node_pool>, kind_slot<kube::proxmox_node_class>,
-               kind_slot<kube::proxmox_template>, kind_slot<kube::proxmox_unmanaged_template>,
-               kind_slot<kube::daemon_set>, kind_slot<kube::pod_disruption_budget>,
-               kind_slot<kube::volume_attachment>, kind_slot<kube::secret>>;
+using slots = std::tuple<kind_slot<kube::pod>, kind_slot<kube::node>, kind_slot<kube::node_claim>,
+                         kind_slot<kube::node_pool>, kind_slot<kube::proxmox_node_class>,
+                         kind_slot<kube::proxmox_template>,
+                         kind_slot<kube::proxmox_unmanaged_template>, kind_slot<kube::daemon_set>,
+                         kind_slot<kube::pod_disruption_budget>, kind_slot<kube::volume_attachment>,
+                         kind_slot<kube::secret>, kind_slot<kube::capacity_buffer>,
+                         kind_slot<kube::pod_template>, kind_slot<kube::node_overlay>>;
 
 using label_set = std::map<std::string, std::string>;
 
+// A pod's series and a hash of its label values: a copy of the labels would cost more than the
+// pod itself in a cluster of 100,000 pods.
 struct pod_series {
-  label_set labels;
+  std::size_t labels_hash = 0;
   prometheus::Gauge* gauge = nullptr;
 };
 
@@ -83,6 +106,8 @@ struct state {
   cluster_state_options options;
   std::shared_ptr<obs::karpenter_metrics> metrics;
   prometheus::Gauge* pending_gauge = nullptr;
+  prometheus::Histogram* build_duration = nullptr;
+  prometheus::Family<prometheus::Gauge>* resource_versions = nullptr;
 
   slots kinds;
   snapshot_ptr latest;
@@ -94,6 +119,8 @@ struct state {
   bool publish_scheduled = false;
   bool published_once = false;
   caf::actor_clock::time_point last_publish{};
+  // What the last publication cost, map copies included (options.max_publish_interval).
+  std::chrono::steady_clock::duration last_build_cost{};
 
   // karpenter_pods_state bookkeeping: the series of every live pod, and what to look at again.
   std::unordered_map<std::string, pod_series> pod_metrics;
@@ -130,6 +157,9 @@ snapshot_ptr build_snapshot(state& st, std::uint64_t generation, bool synced) {
   snap->pod_disruption_budgets = slot<kube::pod_disruption_budget>(st).current;
   snap->volume_attachments = slot<kube::volume_attachment>(st).current;
   snap->bootstrap_tokens = slot<kube::secret>(st).current;
+  snap->capacity_buffers = slot<kube::capacity_buffer>(st).current;
+  snap->pod_templates = slot<kube::pod_template>(st).current;
+  snap->node_overlays = slot<kube::node_overlay>(st).current;
   return snap;
 }
 
@@ -161,18 +191,28 @@ void drop_pod_series(state& st, const std::string& key) {
   st.pod_metrics.erase(it);
 }
 
+std::size_t hash_of(const label_set& labels) {
+  std::size_t h = 0;
+  for (const auto& [name, value] : labels) {
+    h = h * 1000003 ^ std::hash<std::string>{}(name);
+    h = h * 1000003 ^ std::hash<std::string>{}(value);
+  }
+  return h;
+}
+
 void refresh_pod_series(state& st, const std::string& key, const kube::pod& pod,
                         const object_map<kube::node>& nodes) {
   auto labels = pod_labels(pod, nodes);
+  const auto labels_hash = hash_of(labels);
   auto it = st.pod_metrics.find(key);
   if (it != st.pod_metrics.end()) {
-    if (it->second.labels == labels) return;
+    if (it->second.labels_hash == labels_hash) return;
     st.metrics->pods_state.Remove(it->second.gauge);
     st.pod_metrics.erase(it);
   }
   auto& gauge = st.metrics->pods_state.Add(labels);
   gauge.Set(1);
-  st.pod_metrics.emplace(key, pod_series{std::move(labels), &gauge});
+  st.pod_metrics.emplace(key, pod_series{labels_hash, &gauge});
 }
 
 // Brings the pod series in line with the pods about to be published: every pod when a node
@@ -209,14 +249,29 @@ void set_pending(state& st, std::size_t value) {
   if (st.pending_gauge != nullptr) st.pending_gauge->Set(static_cast<double>(value));
 }
 
+template <class T>
+void export_resource_version(state& st, const kind_slot<T>& slot) {
+  if (st.resource_versions == nullptr || slot.newest_rv == 0) return;
+  st.resource_versions->Add({{"kind", std::string(T::resource.plural)}})
+      .Set(static_cast<double>(slot.newest_rv));
+}
+
 void publish(self_ptr self) {
   auto& st = self->state;
   st.publish_scheduled = false;
   if (!st.synced) return;
+  const auto started = std::chrono::steady_clock::now();
   update_pod_metrics(st);
   st.latest = build_snapshot(st, ++st.generation, true);
   // Freeze: the next change to any kind copies its map instead of writing the published one.
-  std::apply([](auto&... s) { (s.working.reset(), ...); }, st.kinds);
+  std::chrono::steady_clock::duration copying{};
+  std::apply([&](auto&... s) { ((s.working.reset(), copying += s.copying, s.copying = {}), ...); },
+             st.kinds);
+  st.last_build_cost = std::chrono::steady_clock::now() - started + copying;
+  if (st.build_duration != nullptr) {
+    st.build_duration->Observe(std::chrono::duration<double>(st.last_build_cost).count());
+  }
+  std::apply([&](const auto&... s) { (export_resource_version(st, s), ...); }, st.kinds);
   st.last_publish = self->clock().now();
   st.published_once = true;
   set_pending(st, 0);
@@ -233,7 +288,11 @@ void request_publish(self_ptr self) {
   if (st.publish_scheduled) return;
   st.publish_scheduled = true;
   auto now = self->clock().now();
-  auto due = st.last_publish + st.options.publish_interval;
+  const auto stretched = std::min<std::chrono::steady_clock::duration>(
+      st.last_build_cost * 8, st.options.max_publish_interval);
+  const auto interval =
+      std::max<std::chrono::steady_clock::duration>(st.options.publish_interval, stretched);
+  auto due = st.last_publish + std::chrono::duration_cast<caf::timespan>(interval);
   if (!st.published_once || now >= due) {
     self->send(self, publish_atom::value);
   } else {
@@ -313,6 +372,11 @@ impl_actor::behavior_type cluster_state_behavior(self_ptr self,
   }
   st.options = std::move(options);
   st.metrics = std::move(metrics);
+  // Kinds nobody watches are empty from the start, so they never hold back synced.
+  if (!st.options.capacity_buffers) {
+    slot<kube::capacity_buffer>(st).listed = true;
+    slot<kube::pod_template>(st).listed = true;
+  }
   if (st.metrics) {
     st.metrics->cluster_state_synced.Add({}).Set(0);
     st.pending_gauge = &prometheus::BuildGauge()
@@ -323,7 +387,25 @@ impl_actor::behavior_type cluster_state_behavior(self_ptr self,
                             .Register(st.metrics->registry)
                             .Add({{"sender", "informers"}, {"receiver", "cluster_state"}});
     st.pending_gauge->Set(0);
+    st.build_duration =
+        &prometheus::BuildHistogram()
+             .Name("karpenter_proxmox_cluster_state_snapshot_build_duration_seconds")
+             .Help(
+                 "Time to build one published cluster snapshot from the deltas since the "
+                 "previous one (map copies, pod series, the snapshot itself).")
+             .Register(st.metrics->registry)
+             .Add({}, prometheus::Histogram::BucketBoundaries{0.0001, 0.00025, 0.0005, 0.001,
+                                                              0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                                              0.25, 0.5, 1});
+    st.resource_versions = &prometheus::BuildGauge()
+                                .Name("karpenter_proxmox_cluster_state_resource_version")
+                                .Help(
+                                    "The newest resourceVersion of each kind in the latest "
+                                    "published snapshot (when the API server's are numeric).")
+                                .Register(st.metrics->registry);
   }
+  // With the NodeOverlay gate off no informer reports the kind: it is listed, and empty.
+  if (!st.options.watch_node_overlays) slot<kube::node_overlay>(st).listed = true;
   st.latest = build_snapshot(st, 0, false);
   auto boundary = make_boundary("cluster_state", st.metrics);
   install_boundary(self, boundary);
@@ -349,7 +431,10 @@ impl_actor::behavior_type cluster_state_behavior(self_ptr self,
       changed_handler<kube::pod_disruption_budget>(self),
       replaced_handler<kube::volume_attachment>(self),
       changed_handler<kube::volume_attachment>(self), replaced_handler<kube::secret>(self),
-      changed_handler<kube::secret>(self),
+      changed_handler<kube::secret>(self), replaced_handler<kube::capacity_buffer>(self),
+      changed_handler<kube::capacity_buffer>(self), replaced_handler<kube::pod_template>(self),
+      changed_handler<kube::pod_template>(self), changed_handler<kube::secret>(self),
+      replaced_handler<kube::node_overlay>(self), changed_handler<kube::node_overlay>(self),
       [self](subscribe_atom, snapshot_listener listener) {
         auto& state = self->state;
         if (!listener) return;

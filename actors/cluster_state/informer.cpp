@@ -9,6 +9,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/cluster_state/kept_fields.hpp"
 #include "actors/continuation.hpp"
 #include "actors/failure_boundary.hpp"
 #include "observability/logging.hpp"
@@ -61,13 +62,10 @@ void arm_resync(self_ptr<T> self) {
 }
 
 template <class T>
-void on_replace(self_ptr<T> self, std::vector<T> items) {
+void on_replace(self_ptr<T> self, std::vector<std::shared_ptr<const T>> items) {
   auto& st = self->state;
   protocol::object_map<T> fresh;
-  for (auto& item : items) {
-    auto object = std::make_shared<const T>(std::move(item));
-    fresh.emplace(protocol::object_key_of(*object), std::move(object));
-  }
+  for (auto& object : items) fresh.emplace(protocol::object_key_of(*object), std::move(object));
   st.objects = std::move(fresh);
   st.listed = true;
   send_whole_map(self);
@@ -103,7 +101,9 @@ informer_actor::behavior_type informer_behavior(
   kube::informer_callbacks<T> callbacks;
   // `self` travels through the io thread untouched: it is dereferenced only when the
   // continuation runs inside the actor, which means the actor is alive.
-  callbacks.on_replace = [weak, self, kind](std::vector<T> items, const std::string&) {
+  callbacks.keep = [](T& object) { keep_used_fields(object); };
+  callbacks.on_replace = [weak, self, kind](std::vector<std::shared_ptr<const T>> items,
+                                            const std::string&) {
     post(
         weak, [self, items = std::move(items)]() mutable { on_replace<T>(self, std::move(items)); },
         "the list of every " + kind);
@@ -173,6 +173,9 @@ KP_INFORMER_KIND(kube::daemon_set)
 KP_INFORMER_KIND(kube::pod_disruption_budget)
 KP_INFORMER_KIND(kube::volume_attachment)
 KP_INFORMER_KIND(kube::secret)
+KP_INFORMER_KIND(kube::capacity_buffer)
+KP_INFORMER_KIND(kube::pod_template)
+KP_INFORMER_KIND(kube::node_overlay)
 #undef KP_INFORMER_KIND
 
 std::vector<caf::actor> spawn_informers(caf::actor_system& system,
@@ -200,6 +203,11 @@ std::vector<caf::actor> spawn_informers(caf::actor_system& system,
   auto tokens = all;
   tokens.label_selector = protocol::bootstrap_token_owner_label;
   add.operator()<kube::secret>(options.system_namespace, tokens);
+  if (options.capacity_buffers) {
+    add.operator()<kube::capacity_buffer>("", all);
+    add.operator()<kube::pod_template>("", all);
+  }
+  if (options.watch_node_overlays) add.operator()<kube::node_overlay>("", all);
   return out;
 }
 

@@ -27,10 +27,14 @@ struct informer_options {
   kube::reflector_options reflector;
   // Counts failures at the informers' boundaries (may be null).
   std::shared_ptr<obs::karpenter_metrics> metrics;
+  // CapacityBuffer gate: also watch CapacityBuffers and PodTemplates (all namespaces).
+  bool capacity_buffers = false;
+  // FEATURE_GATES NodeOverlay: watch NodeOverlays too (their CRD must be installed).
+  bool watch_node_overlays = false;
 };
 
 // One informer for kind T in `namespace_` ("" = all namespaces, or a cluster-scoped kind).
-// Instantiated in informer.cpp for the eleven kinds of protocol::cluster_snapshot.
+// Instantiated in informer.cpp for the kinds of protocol::cluster_snapshot.
 template <class T>
 caf::actor spawn_informer(caf::actor_system& system, std::shared_ptr<kube::client> client,
                           protocol::informer_sink<T> sink, std::string namespace_,
@@ -38,8 +42,10 @@ caf::actor spawn_informer(caf::actor_system& system, std::shared_ptr<kube::clien
                           std::chrono::milliseconds resync_period,
                           std::shared_ptr<obs::karpenter_metrics> metrics = {});
 
-// The eleven informers cluster_state needs, all reporting to `sink`. Keep the handles: the
-// informers live while someone holds them (or until they are sent an exit message).
+// The informers cluster_state needs (eleven, two more with capacity_buffers, and NodeOverlays
+// when watched), all reporting to
+// `sink`. Keep the handles: the informers live while someone holds them (or until they are sent an
+// exit message).
 std::vector<caf::actor> spawn_informers(caf::actor_system& system,
                                         std::shared_ptr<kube::client> client,
                                         protocol::cluster_state_actor sink,

@@ -8,6 +8,7 @@
 #include <caf/all.hpp>
 
 #include "actors/backoff.hpp"
+#include "actors/capacity_buffer/capacity_buffer_actor.hpp"
 #include "actors/cluster_state/cluster_state.hpp"
 #include "actors/cluster_state/informer.hpp"
 #include "actors/continuation.hpp"
@@ -19,6 +20,7 @@
 #include "actors/garbage_collection/garbage_collector.hpp"
 #include "actors/kproximate_gauges/kproximate_gauges.hpp"
 #include "actors/leader_election/leader_elector.hpp"
+#include "actors/node_overlay/node_overlay_status.hpp"
 #include "actors/nodeclaim/nodeclaim_fleet.hpp"
 #include "actors/nodeclass_status/nodeclass_status.hpp"
 #include "actors/nodepool_status/nodepool_status.hpp"
@@ -135,9 +137,17 @@ void start_writers(self_ptr self) {
   readers.push_back(untyped(spawn_nodeclaim_fleet(sys, ctx)));
   readers.push_back(untyped(spawn_nodeclass_status(sys, ctx)));
   readers.push_back(untyped(nodepool_status::spawn_nodepool_status(sys, ctx)));
+  if (ctx.settings.gates.node_overlay)
+    readers.push_back(untyped(node_overlay::spawn_node_overlay_status(sys, ctx)));
   readers.push_back(untyped(spawn_termination(sys, ctx)));
   readers.push_back(untyped(spawn_garbage_collector(sys, ctx)));
-  readers.push_back(untyped(disruption::spawn_disruption(sys, ctx, disruption_options_from(ctx))));
+  auto disruption = disruption::spawn_disruption(sys, ctx, disruption_options_from(ctx));
+  readers.push_back(untyped(disruption));
+  if (ctx.settings.gates.capacity_buffer) {
+    capacity_buffer::capacity_buffer_options cbo;
+    cbo.listeners = {provisioner, disruption};
+    readers.push_back(untyped(capacity_buffer::spawn_capacity_buffer(sys, ctx, std::move(cbo))));
+  }
   readers.push_back(untyped(kproximate_gauges::spawn_kproximate_gauges(sys, ctx)));
   readers.push_back(untyped(fleet_gauges::spawn_fleet_gauges(sys, ctx)));
   readers.push_back(untyped(template_builder::spawn_template_builder(sys, ctx)));
@@ -175,11 +185,16 @@ void start(self_ptr self) {
 
   cluster_state::cluster_state_options cso;
   cso.wall_clock_ms = ctx.wall_clock_ms;
+  cso.max_publish_interval = std::chrono::milliseconds(500);
+  cso.capacity_buffers = ctx.settings.gates.capacity_buffer;
+  cso.watch_node_overlays = ctx.settings.gates.node_overlay;
   ctx.cluster_state = cluster_state::spawn_cluster_state(sys, ctx.metrics, cso);
   st.children->infrastructure.push_back(untyped(ctx.cluster_state));
   cluster_state::informer_options io;
   io.system_namespace = ctx.settings.system_namespace;
+  io.capacity_buffers = ctx.settings.gates.capacity_buffer;
   io.metrics = ctx.metrics;
+  io.watch_node_overlays = ctx.settings.gates.node_overlay;
   for (auto& informer : cluster_state::spawn_informers(sys, ctx.kube, ctx.cluster_state, io)) {
     st.children->infrastructure.push_back(informer);
   }

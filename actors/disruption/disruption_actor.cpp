@@ -15,6 +15,7 @@
 #include "core/disruption/conservative.hpp"
 #include "core/disruption/repair.hpp"
 #include "core/model/labels.hpp"
+#include "core/scheduling/provision.hpp"
 #include "observability/logging.hpp"
 #include "protocol/kube/nodeclaim_from_plan.hpp"
 
@@ -28,10 +29,11 @@ using tick_atom = caf::atom_constant<caf::atom("dis_tick")>;
 using validate_atom = caf::atom_constant<caf::atom("dis_valid")>;
 using timeout_atom = caf::atom_constant<caf::atom("dis_tmo")>;
 
-using impl_actor = caf::typed_actor<caf::reacts_to<snapshot_ptr>, caf::reacts_to<tick_atom>,
-                                    caf::reacts_to<validate_atom, std::uint64_t>,
-                                    caf::reacts_to<timeout_atom, std::uint64_t>,
-                                    caf::reacts_to<resume_atom, continuation>>;
+using impl_actor =
+    caf::typed_actor<caf::reacts_to<snapshot_ptr>, caf::reacts_to<protocol::buffer_pods>,
+                     caf::reacts_to<tick_atom>, caf::reacts_to<validate_atom, std::uint64_t>,
+                     caf::reacts_to<timeout_atom, std::uint64_t>,
+                     caf::reacts_to<resume_atom, continuation>>;
 
 // One validated command being carried out.
 struct command_run {
@@ -65,13 +67,70 @@ struct state {
   std::string last_scored;
   std::int64_t last_scored_ms = 0;
   std::map<std::string, prometheus::Gauge*, std::less<>> cost_gauges;  // by NodePool
+  // CapacityBuffer gate: the virtual pods of the buffers ready for provisioning.
+  std::shared_ptr<const std::vector<model::pod>> buffer_pods;
+  // The hosts' free room by region, as last reported (for right-sized replacements).
+  std::map<std::string, std::vector<instance_types::zone_capacity>> hosts;
   std::mt19937_64 rng;
   obs::logger log{"disruption"};
 };
 
 using self_ptr = impl_actor::stateful_pointer<state>;
 
+// The snapshot as core/disruption sees it, with the buffers' virtual pods counted on the nodes
+// whose room they keep: a node holding only buffer room is not empty, and consolidating it
+// must find the buffer room elsewhere (Karpenter's buffer-aware disruption). The pods are placed
+// on this very snapshot (the simulation without NodePools), so a node that registered since the
+// buffer actor last looked is never judged empty in between.
+disruption_input input_of(const state& st) {
+  auto in = to_disruption_input(*st.latest, st.ctx.instance_types, st.ctx.wall_clock_ms());
+  if (!st.buffer_pods || st.buffer_pods->empty()) return in;
+  auto& s = in.cluster.state;
+  auto pending = std::move(s.pods);
+  auto pools = std::move(s.nodepools);
+  s.pods = *st.buffer_pods;
+  for (auto& p : s.pods) p.node_name.clear();
+  s.nodepools.clear();
+  const auto plan = scheduling::provision(s);
+  auto placed = std::move(s.pods);
+  s.pods = std::move(pending);
+  s.nodepools = std::move(pools);
+  for (const auto& b : plan.bindings) {
+    if (b.in_flight || b.pod >= placed.size()) continue;
+    placed[b.pod].node_name = b.node;
+    s.bound_pods.push_back(std::move(placed[b.pod]));
+  }
+  return in;
+}
+
 // ---- helpers -----------------------------------------------------------------------------------
+
+disruption_input input_of(const state& st) {
+  instance_types::right_sized_offer right_sized{st.ctx.settings.vm_memory_overhead_percent, {}};
+  for (const auto& [region, zones] : st.hosts)
+    right_sized.zones.insert(right_sized.zones.end(), zones.begin(), zones.end());
+  return to_disruption_input(*st.latest, st.ctx.instance_types, st.ctx.wall_clock_ms(),
+                             std::move(right_sized));
+}
+
+// Asks every region for its hosts' room; the answers serve the next passes. A region that does
+// not answer keeps what it reported before.
+void refresh_hosts(self_ptr self, const boundary_ptr& boundary) {
+  for (const auto& [name, region] : self->state.ctx.regions)
+    self->request(region, std::chrono::seconds(10), protocol::inventory_atom::value)
+        .then(
+            guarded(boundary,
+                    [self, name = name](protocol::region_inventory& inv) {
+                      auto& zones = self->state.hosts[name];
+                      zones.clear();
+                      for (const auto& h : inv.capacity)
+                        zones.push_back({name, h.host, h.free_cpus, h.free_memory_bytes, h.online});
+                    }),
+            guarded(boundary, [self, name = name](caf::error& err) {
+              self->state.log.debug("region did not report its hosts; keeping the last report",
+                                    {{"region", name}, {"reason", caf::to_string(err)}});
+            }));
+}
 
 kd::planner_options planner_options_of(const state& st) {
   auto base = st.opts.planner;
@@ -336,7 +395,7 @@ void repair_nodes(self_ptr self, const disruption_input& in) {
 // not wait for it: they need no planning, only the candidates.
 void forceful_pass(self_ptr self) {
   auto& st = self->state;
-  auto in = to_disruption_input(*st.latest, st.ctx.instance_types, st.ctx.wall_clock_ms());
+  auto in = input_of(st);
   prune_deleting(st);
   auto cs = kd::find_candidates(in.cluster);
   for (const auto& k : cs.all) {
@@ -355,7 +414,7 @@ void forceful_pass(self_ptr self) {
 void run_pass(self_ptr self) {
   auto& st = self->state;
   const auto started = std::chrono::steady_clock::now();
-  auto in = to_disruption_input(*st.latest, st.ctx.instance_types, st.ctx.wall_clock_ms());
+  auto in = input_of(st);
   for (const auto& s : in.skipped) st.log.warn("object left out of disruption", {{"error", s}});
   const auto opts = planner_options_of(st);
   auto plan = kd::plan_disruption(in.cluster, opts);
@@ -581,8 +640,7 @@ void on_validate(self_ptr self, std::uint64_t cycle) {
     st.ph = state::phase::idle;
     return;
   }
-  auto in = std::make_shared<disruption_input>(
-      to_disruption_input(*st.latest, st.ctx.instance_types, st.ctx.wall_clock_ms()));
+  auto in = std::make_shared<disruption_input>(input_of(st));
   const auto opts = planner_options_of(st);
   std::vector<std::shared_ptr<command_run>> runs;
   for (const auto& cmd : proposed) {
@@ -639,9 +697,14 @@ impl_actor::behavior_type disruption_behavior(self_ptr self, controller_context 
         self->state.latest = snap;
         if (self->state.ph == state::phase::executing) check_waiting(self);
       },
+      [self](protocol::buffer_pods& b) {
+        if (self->state.ctx.settings.gates.capacity_buffer)
+          self->state.buffer_pods = std::move(b.pods);
+      },
       [self, boundary](tick_atom) {
         auto& s = self->state;
         self->delayed_send(self, s.opts.period, tick_atom::value);
+        refresh_hosts(self, boundary);
         if (!s.latest || !s.latest->synced) return;
         if (s.ph == state::phase::idle) {
           // A pass that fails is abandoned whole; the next tick starts a fresh one.

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "actors/node_overlay/overlaid_types.hpp"
 #include "core/model/labels.hpp"
 #include "protocol/kube/model_translation.hpp"
 
@@ -83,13 +84,17 @@ void add_offerings_when_missing(std::vector<instance_types::instance_type>& type
 
 disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
                                      const std::vector<instance_types::instance_type>& types,
-                                     std::int64_t now_unix_ms) {
+                                     std::int64_t now_unix_ms,
+                                     instance_types::right_sized_offer right_sized) {
   disruption_input out;
   auto& c = out.cluster;
   auto& s = c.state;
   c.now = std::chrono::sys_seconds(std::chrono::seconds(now_unix_ms / 1000));
   s.instance_types = types;
   add_offerings_when_missing(s.instance_types, snap);
+  // Consolidation prices nodes and replacements as provisioning does: with the NodeOverlays.
+  s.instance_types = node_overlay::overlaid(std::move(s.instance_types), snap);
+  s.right_sized = std::move(right_sized);
 
   if (snap.node_pools)
     for (const auto& [key, p] : *snap.node_pools) {

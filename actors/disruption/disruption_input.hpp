@@ -10,6 +10,7 @@
 #include "core/disruption/cluster.hpp"
 #include "core/disruption/repair.hpp"
 #include "core/instance_types/instance_type.hpp"
+#include "core/instance_types/right_sized.hpp"
 #include "protocol/cluster_snapshot.hpp"
 
 namespace kp::actors::disruption {
@@ -25,8 +26,11 @@ struct disruption_input {
 // `types` are the controller's instance types. When none carries offerings yet, one offering
 // per zone seen (the zones of managed nodes and the node classes' selected zones) is made with
 // unbounded room: disruption only needs prices and zones, placement decides at launch.
+// `right_sized` is family f1 as the regions last reported their hosts' room; without hosts it
+// is offered nowhere (an f1 replacement must fit a real host), though f1 nodes keep their price.
 disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
                                      const std::vector<instance_types::instance_type>& types,
-                                     std::int64_t now_unix_ms);
+                                     std::int64_t now_unix_ms,
+                                     instance_types::right_sized_offer right_sized = {});
 
 }  // namespace kp::actors::disruption

@@ -17,10 +17,16 @@ using namespace kp::protocol;
 using tick_atom = caf::atom_constant<caf::atom("fleettick")>;
 using impl_actor = snapshot_listener::extend<caf::reacts_to<tick_atom>>;
 
+struct numa_series {
+  prometheus::Gauge* free_cpus = nullptr;
+  prometheus::Gauge* free_memory = nullptr;
+};
+
 struct host_series {
   prometheus::Gauge* online = nullptr;
   prometheus::Gauge* free_cpus = nullptr;
   prometheus::Gauge* free_memory = nullptr;
+  std::map<int, numa_series> numa;  // by NUMA node id
 };
 
 // Which steps of a claim have been seen finished (observed or, if before the start, skipped).
@@ -108,6 +114,37 @@ void publish_claims(fleet_state& st, const cluster_snapshot& snap) {
   }
 }
 
+void remove_numa(obs::karpenter_metrics& m, const numa_series& n) {
+  m.numa_free_cpus.Remove(n.free_cpus);
+  m.numa_free_memory.Remove(n.free_memory);
+}
+
+// One series pair per NUMA node the host reports; a node no longer reported loses its pair.
+void publish_numa(obs::karpenter_metrics& m, const std::string& region, const host_capacity& h,
+                  std::map<int, numa_series>& known) {
+  std::set<int> present;
+  for (const auto& n : h.numa) {
+    present.insert(n.numa);
+    auto& s = known[n.numa];
+    if (s.free_cpus == nullptr) {
+      const prometheus::Labels labels{
+          {"region", region}, {"host", h.host}, {"numa", std::to_string(n.numa)}};
+      s.free_cpus = &m.numa_free_cpus.Add(labels);
+      s.free_memory = &m.numa_free_memory.Add(labels);
+    }
+    s.free_cpus->Set(static_cast<double>(n.free_cpus));
+    s.free_memory->Set(static_cast<double>(n.free_memory_bytes));
+  }
+  for (auto it = known.begin(); it != known.end();) {
+    if (present.count(it->first)) {
+      ++it;
+      continue;
+    }
+    remove_numa(m, it->second);
+    it = known.erase(it);
+  }
+}
+
 void publish_hosts(fleet_state& st, const std::string& region, const region_inventory& inv) {
   auto& m = *st.ctx.metrics;
   auto& known = st.hosts[region];
@@ -124,6 +161,7 @@ void publish_hosts(fleet_state& st, const std::string& region, const region_inve
     s.online->Set(h.online ? 1 : 0);
     s.free_cpus->Set(static_cast<double>(h.free_cpus));
     s.free_memory->Set(static_cast<double>(h.free_memory_bytes));
+    publish_numa(m, region, h, s.numa);
   }
   for (auto it = known.begin(); it != known.end();) {
     if (present.count(it->first)) {
@@ -133,6 +171,7 @@ void publish_hosts(fleet_state& st, const std::string& region, const region_inve
     m.host_online.Remove(it->second.online);
     m.host_free_cpus.Remove(it->second.free_cpus);
     m.host_free_memory.Remove(it->second.free_memory);
+    for (auto& [id, n] : it->second.numa) remove_numa(m, n);
     it = known.erase(it);
   }
 }

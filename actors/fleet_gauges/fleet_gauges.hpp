@@ -3,8 +3,9 @@
 // phase} (every phase of every NodePool, zeros included), primes each NodePool's counters the
 // first time it sees the pool, and observes each lifecycle step a claim finishes after this actor
 // started (once per claim and step). Every refresh period it asks each region for its inventory
-// and sets the hosts' online, free CPU and free memory gauges; a region that does not answer
-// keeps its last figures, a host gone from an answer loses its series.
+// and sets the hosts' online, free CPU and free memory gauges, and free CPU and memory per host
+// NUMA node; a region that does not answer keeps its last figures, a host (or NUMA node) gone
+// from an answer loses its series.
 #include <chrono>
 
 #include <caf/fwd.hpp>

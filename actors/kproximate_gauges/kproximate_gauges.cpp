@@ -3,6 +3,7 @@
 #include "actors/kproximate_gauges/kproximate_gauges.hpp"
 
 #include <map>
+#include <memory>
 
 #include <caf/all.hpp>
 
@@ -31,6 +32,10 @@ struct gauges_state {
   controller_context ctx;
   kproximate_gauges_options opt;
   snapshot_ptr latest;
+  // The snapshot the gauges were last computed from (weakly: the old snapshot is not kept
+  // alive, and its control block cannot be reused while this refers to it): an unchanged
+  // cluster is not summed again every period, which at 100,000 pods is most of the cost at rest.
+  std::weak_ptr<const protocol::cluster_snapshot> figured;
   std::map<std::string, std::uint32_t> vms;  // by region, the last answer
   gauges g;
   boundary_ptr boundary;
@@ -48,7 +53,9 @@ void publish_vms(gauges_state& st) {
 void refresh(self_ptr self) {
   auto& st = self->state;
   if (st.g.kpnodes_running == nullptr) return;  // no metrics to keep
-  if (st.latest) {
+  const bool unchanged = !st.figured.owner_before(st.latest) && !st.latest.owner_before(st.figured);
+  if (st.latest && !unchanged) {
+    st.figured = st.latest;
     auto f = figures_of(*st.latest);
     st.g.kpnodes_running->Set(f.kpnodes_running);
     st.g.cpu_provisioned->Set(f.cpu_provisioned);

@@ -227,28 +227,37 @@ result<std::string> pick_region(const kube::node_claim& claim, const template_ch
 
 result<instance_types::instance_type> cheapest_instance_type(
     const std::vector<instance_types::instance_type>& types, const kube::node_claim& claim,
-    const std::string& region) {
+    const std::string& region, double memory_overhead_percent) {
   auto requests = model::parse_resource_list(claim.spec.resource_requests);
   if (!requests) return requests.error();
+  // Right-sized types exist by name only: the ones the claim lists join the candidates.
+  std::vector<instance_types::instance_type> right_sized;
+  if (const auto* listed = requirement(claim, instance_type_label);
+      listed && listed->operator_ == "In")
+    for (const auto& name : listed->values)
+      if (auto size = instance_types::parse_right_sized_name(name))
+        right_sized.push_back(instance_types::right_sized_type(*size, memory_overhead_percent));
   const instance_types::instance_type* best = nullptr;
   double best_price = 0;
   std::size_t compatible = 0;
-  for (const auto& t : types) {
-    auto labels = type_labels(t, region);
-    bool ok = std::all_of(claim.spec.requirements.begin(), claim.spec.requirements.end(),
-                          [&](const auto& r) { return satisfies(labels, r); });
-    if (!ok) continue;
-    ++compatible;
-    if (!requests->fits_in(t.allocatable())) continue;
-    double p = price_of(t, region);
-    if (best == nullptr || p < best_price || (p == best_price && t.name < best->name)) {
-      best = &t;
-      best_price = p;
+  const std::vector<instance_types::instance_type>* lists[] = {&types, &right_sized};
+  for (const auto* list : lists)
+    for (const auto& t : *list) {
+      auto labels = type_labels(t, region);
+      bool ok = std::all_of(claim.spec.requirements.begin(), claim.spec.requirements.end(),
+                            [&](const auto& r) { return satisfies(labels, r); });
+      if (!ok) continue;
+      ++compatible;
+      if (!requests->fits_in(t.allocatable())) continue;
+      double p = price_of(t, region);
+      if (best == nullptr || p < best_price || (p == best_price && t.name < best->name)) {
+        best = &t;
+        best_price = p;
+      }
     }
-  }
   if (best == nullptr) {
     return make_error("no_capacity", std::to_string(compatible) + " of " +
-                                         std::to_string(types.size()) +
+                                         std::to_string(types.size() + right_sized.size()) +
                                          " instance types match the requirements and none of "
                                          "them holds the requested resources");
   }

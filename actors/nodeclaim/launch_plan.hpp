@@ -11,6 +11,7 @@
 
 #include "core/cloudinit/vm_render.hpp"
 #include "core/instance_types/instance_type.hpp"
+#include "core/instance_types/right_sized.hpp"
 #include "core/result.hpp"
 #include "protocol/cluster_snapshot.hpp"
 #include "protocol/provider_id.hpp"
@@ -52,10 +53,11 @@ result<std::string> pick_region(const kube::node_claim& claim, const template_ch
                                 const std::vector<std::string>& regions);
 
 // The cheapest instance type whose labels satisfy the claim's requirements and whose
-// allocatable holds the claim's requests. Error "no_capacity" saying why.
+// allocatable holds the claim's requests. Right-sized (f1) names the claim lists are built from
+// their names with `memory_overhead_percent`. Error "no_capacity" saying why.
 result<instance_types::instance_type> cheapest_instance_type(
     const std::vector<instance_types::instance_type>& types, const kube::node_claim& claim,
-    const std::string& region);
+    const std::string& region, double memory_overhead_percent = 0);
 
 // Hosts the claim allows (zone requirement In) and excludes (NotIn, plus the node class's).
 struct zone_limits {

@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 #include <caf/all.hpp>
 
+#include "actors/node_overlay/overlaid_types.hpp"
 #include "actors/nodeclaim/agent_join.hpp"
 #include "actors/nodeclaim/claim_state.hpp"
 #include "actors/nodeclaim/launch_plan.hpp"
@@ -274,7 +275,12 @@ void launch(self_ptr self, const kube::node_claim& claim) {
     create_failed(self, claim, started, region.error().code, region.error().message);
     return;
   }
-  auto type = cheapest_instance_type(st.ctx.instance_types, claim, *region);
+  // The price order and extended resources the provisioner chose by, NodeOverlays included.
+  auto types = node_overlay::overlaid(
+      node_overlay::with_node_class_offerings(st.ctx.instance_types, *st.snapshot, {*region}),
+      *st.snapshot);
+  auto type =
+      cheapest_instance_type(types, claim, *region, st.ctx.settings.vm_memory_overhead_percent);
   if (!type) {
     create_failed(self, claim, started, type.error().code, type.error().message);
     return;

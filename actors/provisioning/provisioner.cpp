@@ -10,8 +10,10 @@
 #include "actors/continuation.hpp"
 #include "actors/event_reasons.hpp"
 #include "actors/failure_boundary.hpp"
+#include "actors/provisioning/offering_gauges.hpp"
 #include "actors/provisioning/provisionable.hpp"
 #include "actors/provisioning/scheduling_input.hpp"
+#include "core/capacity_buffer/capacity_buffer.hpp"
 #include "core/model/labels.hpp"
 #include "core/scheduling/static_capacity.hpp"
 #include "observability/logging.hpp"
@@ -60,6 +62,11 @@ struct provisioner_state {
   bool static_retry_scheduled = false;
   bool static_offerings_pending = false;
   std::map<std::string, std::int64_t> static_held_back;  // pools held by limits.nodes (logged)
+  // CapacityBuffer gate: the latest virtual pods, and whether a buffer round is under way.
+  std::shared_ptr<const std::vector<model::pod>> buffer_pods;
+  bool buffer_round_pending = false;
+  bool buffer_round_again = false;
+  std::string buffer_unplaced;  // the last "cannot keep room" log, so it is not repeated
   std::mt19937_64 rng{std::random_device{}()};
   obs::logger log{"provisioner"};
   static inline const char* name = "provisioner";
@@ -72,6 +79,7 @@ struct env {
   provisioner_options options;
   prometheus::Histogram* duration = nullptr;
   prometheus::Gauge* unschedulable = nullptr;
+  std::unique_ptr<offering_gauges> offerings;  // null without metrics
   boundary_ptr boundary;
 };
 
@@ -119,15 +127,18 @@ std::optional<created_claim> stamp_claim(provisioner_state& st,
     return std::nullopt;
   }
   entry.model = std::move(*m);
-  entry.model.capacity = pessimistic_capacity(entry.model, input.snap.instance_types);
+  entry.model.capacity = pessimistic_capacity(entry.model, input.snap.instance_types,
+                                              input.snap.right_sized.memory_overhead_percent);
   entry.types = scheduling::instance_type_names(planned, input.snap);
   return entry;
 }
 
 void send_create(provisioner_pointer self, std::shared_ptr<env> e, const std::string& name);
+// Runs with the instance types offered where the hosts have room, and the hosts' free room.
+using offered_then = std::function<void(const std::vector<instance_types::instance_type>&,
+                                        const std::vector<instance_types::zone_capacity>&)>;
 void schedule_static_retry(provisioner_pointer self, std::shared_ptr<env> e);
-void with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
-                    std::function<void(const std::vector<instance_types::instance_type>&)> then);
+void with_offerings(provisioner_pointer self, std::shared_ptr<env> e, offered_then then);
 void reconcile_static(provisioner_pointer self, std::shared_ptr<env> e,
                       const std::vector<instance_types::instance_type>* offered = nullptr);
 
@@ -232,7 +243,8 @@ void reconcile(provisioner_state& st, const controller_context& ctx) {
 }
 
 void run_batch(provisioner_pointer self, std::shared_ptr<env> e, const protocol::batch_closed& b,
-               const std::vector<instance_types::instance_type>& types) {
+               const std::vector<instance_types::instance_type>& types,
+               const std::vector<instance_types::zone_capacity>& hosts) {
   using clock = std::chrono::steady_clock;
   auto& st = self->state;
   const auto started = clock::now();
@@ -242,7 +254,9 @@ void run_batch(provisioner_pointer self, std::shared_ptr<env> e, const protocol:
   std::vector<model::nodeclaim> in_flight;
   in_flight.reserve(st.created.size());
   for (const auto& [name, c] : st.created) in_flight.push_back(c.model);
-  auto input = build_scheduling_input(snap, in_flight, st.nominations, types);
+  auto input = build_scheduling_input(snap, in_flight, st.nominations, types,
+                                      {e->ctx.settings.vm_memory_overhead_percent, hosts});
+  if (e->offerings) e->offerings->publish(input.snap.instance_types);
 
   batch_report report;
   report.batch = b.id;
@@ -412,10 +426,13 @@ void reconcile_static(provisioner_pointer self, std::shared_ptr<env> e,
   st.static_held_back = std::move(held_back);
   if (!wants_offerings || st.static_offerings_pending) return;
   st.static_offerings_pending = true;
-  with_offerings(self, e, [self, e](const std::vector<instance_types::instance_type>& types) {
-    self->state.static_offerings_pending = false;
-    e->boundary->contain("static nodepools", [&] { reconcile_static(self, e, &types); });
-  });
+  with_offerings(self, e,
+                 [self, e](const std::vector<instance_types::instance_type>& types,
+                           const std::vector<instance_types::zone_capacity>&) {
+                   self->state.static_offerings_pending = false;
+                   e->boundary->contain("static nodepools",
+                                        [&] { reconcile_static(self, e, &types); });
+                 });
 }
 
 // A failed static create or delete is tried again after a while even if the cluster is quiet.
@@ -435,10 +452,9 @@ void schedule_static_retry(provisioner_pointer self, std::shared_ptr<env> e) {
 // region offers nothing this time), and each instance type is offered in the zones that can
 // still hold it; `then` runs inside the actor with those types (and confines its own
 // failures). Without regions (tests), the types are used as given.
-void with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
-                    std::function<void(const std::vector<instance_types::instance_type>&)> then) {
+void with_offerings(provisioner_pointer self, std::shared_ptr<env> e, offered_then then) {
   if (e->ctx.regions.empty()) {
-    then(e->ctx.instance_types);
+    then(e->ctx.instance_types, {});
     return;
   }
   auto remaining = std::make_shared<std::size_t>(e->ctx.regions.size());
@@ -447,7 +463,7 @@ void with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
     if (--*remaining != 0) return;
     auto types = e->ctx.instance_types;
     if (!zones->empty()) instance_types::build_offerings(types, *zones);
-    then(types);
+    then(types, *zones);
   };
   for (const auto& [name, region] : e->ctx.regions) {
     self->request(region, std::chrono::seconds(10), protocol::inventory_atom::value)
@@ -467,6 +483,73 @@ void with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
   }
 }
 
+// CapacityBuffer gate (Karpenter's buffer provisioning): the virtual pods of ready buffers are
+// placed on registered nodes and in-flight NodeClaims where room is left, and NodeClaims are
+// created for the rest. Real pending pods are not part of this round: batches place them first
+// and see buffer room as free, so a real pod always displaces buffer room, and the next round
+// makes room for the buffer again. Virtual pods get no Events and no nominations.
+void run_buffer_round(provisioner_pointer self, std::shared_ptr<env> e,
+                      const std::vector<instance_types::instance_type>& types) {
+  auto& st = self->state;
+  if (!st.latest || !st.latest->synced || !st.buffer_pods || st.buffer_pods->empty()) return;
+  reconcile(st, e->ctx);
+  std::vector<model::nodeclaim> in_flight;
+  for (const auto& [name, c] : st.created) in_flight.push_back(c.model);
+  auto input = build_scheduling_input(*st.latest, in_flight, st.nominations, types);
+  input.snap.pods = *st.buffer_pods;
+  for (auto& p : input.snap.pods) p.node_name.clear();
+  input.pending.clear();
+  scheduling::options opts;
+  opts.min_values = e->ctx.settings.min_values_policy == config::min_values_mode::best_effort
+                        ? scheduling::min_values_policy::best_effort
+                        : scheduling::min_values_policy::strict;
+  auto plan = scheduling::provision(input.snap, opts);
+  std::string unplaced;
+  for (const auto& err : plan.errors)
+    if (unplaced.empty()) unplaced = input.snap.pods[err.pod].name + ": " + err.reason;
+  if (!unplaced.empty() && unplaced != st.buffer_unplaced)
+    st.log.warn("capacity buffer room cannot be kept",
+                {{"unplaced", std::to_string(plan.errors.size())}, {"first", unplaced}});
+  st.buffer_unplaced = unplaced;
+  for (const auto& planned : plan.nodeclaims) {
+    auto pool = input.pools.find(planned.nodepool);
+    if (pool == input.pools.end()) continue;
+    const std::string name = fresh_name(st, planned.nodepool);
+    auto stamped = stamp_claim(st, planned, input, *pool->second, name);
+    if (!stamped) continue;
+    std::set<std::string> buffers;
+    for (std::size_t i : planned.pods)
+      buffers.insert(kp::capacity_buffer::buffer_key_of(input.snap.pods[i]));
+    std::string names;
+    for (const auto& b : buffers) names += (names.empty() ? "" : ",") + b;
+    st.log.info("creating nodeclaim for capacity buffer room",
+                {{"nodeclaim", name},
+                 {"nodepool", planned.nodepool},
+                 {"capacitybuffers", names},
+                 {"virtual-pods", std::to_string(planned.pods.size())}});
+    st.created.emplace(name, std::move(*stamped));
+    if (e->ctx.kube) send_create(self, e, name);
+  }
+}
+
+void schedule_buffer_round(provisioner_pointer self, std::shared_ptr<env> e) {
+  auto& st = self->state;
+  if (st.buffer_round_pending) {
+    st.buffer_round_again = true;
+    return;
+  }
+  st.buffer_round_pending = true;
+  with_offerings(self, e, [self, e](const std::vector<instance_types::instance_type>& types) {
+    auto& st = self->state;
+    e->boundary->contain("capacity buffers", [&] { run_buffer_round(self, e, types); });
+    st.buffer_round_pending = false;
+    if (st.buffer_round_again) {
+      st.buffer_round_again = false;
+      schedule_buffer_round(self, e);
+    }
+  });
+}
+
 // Before each batch the regions report their hosts (with_offerings); a batch closed meanwhile
 // runs once the current one is done.
 void schedule_with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
@@ -478,16 +561,19 @@ void schedule_with_offerings(provisioner_pointer self, std::shared_ptr<env> e,
     return;
   }
   st.inventory_pending = true;
-  with_offerings(self, e, [self, e, b](const std::vector<instance_types::instance_type>& types) {
-    auto& st = self->state;
-    // A batch that fails is confined to itself: the next batch must still run.
-    e->boundary->contain("batch " + std::to_string(b.id), [&] { run_batch(self, e, b, types); });
-    st.inventory_pending = false;
-    if (st.rerun_after_inventory) {
-      st.rerun_after_inventory = false;
-      schedule_with_offerings(self, e, st.batch_after_inventory);
-    }
-  });
+  with_offerings(self, e,
+                 [self, e, b](const std::vector<instance_types::instance_type>& types,
+                              const std::vector<instance_types::zone_capacity>& hosts) {
+                   auto& st = self->state;
+                   // A batch that fails is confined to itself: the next batch must still run.
+                   e->boundary->contain("batch " + std::to_string(b.id),
+                                        [&] { run_batch(self, e, b, types, hosts); });
+                   st.inventory_pending = false;
+                   if (st.rerun_after_inventory) {
+                     st.rerun_after_inventory = false;
+                     schedule_with_offerings(self, e, st.batch_after_inventory);
+                   }
+                 });
 }
 
 provisioner_impl::behavior_type provisioner_behavior(provisioner_pointer self,
@@ -497,6 +583,7 @@ provisioner_impl::behavior_type provisioner_behavior(provisioner_pointer self,
   e->ctx = std::move(ctx);
   e->options = std::move(options);
   if (e->ctx.metrics) {
+    e->offerings = std::make_unique<offering_gauges>(e->ctx.metrics->registry);
     e->duration = &e->ctx.metrics->scheduler_scheduling_duration.Add(
         {{"controller", "provisioner"}}, obs::duration_buckets());
     e->unschedulable =
@@ -532,6 +619,11 @@ provisioner_impl::behavior_type provisioner_behavior(provisioner_pointer self,
           return;
         }
         schedule_with_offerings(self, e, b);
+      },
+      [self, e](protocol::buffer_pods& b) {
+        if (!e->ctx.settings.gates.capacity_buffer) return;
+        self->state.buffer_pods = std::move(b.pods);
+        schedule_buffer_round(self, e);
       },
       [boundary](resume_atom, continuation& c) { boundary->run(c); });
 }

@@ -3,42 +3,13 @@
 #include <set>
 #include <unordered_map>
 
+#include "actors/node_overlay/overlaid_types.hpp"
 #include "actors/provisioning/provisionable.hpp"
 #include "core/model/labels.hpp"
 #include "protocol/kube/model_translation.hpp"
 
 namespace kp::actors::provisioning {
 namespace {
-
-// Offerings come from the region inventories; when nobody has computed any yet, every type is
-// offered in every zone the ready NodeClasses selected (placement decides for real later), so
-// that nothing is unschedulable merely for lack of bookkeeping.
-std::vector<instance_types::instance_type> with_offerings(
-    const std::vector<instance_types::instance_type>& types,
-    const protocol::cluster_snapshot& snap) {
-  for (const auto& t : types)
-    if (!t.offerings.empty()) return types;
-  std::vector<instance_types::zone_capacity> zones;
-  std::set<std::pair<std::string, std::string>> seen;
-  if (snap.node_classes) {
-    for (const auto& [key, nc] : *snap.node_classes) {
-      for (const auto& z : nc->status.selected_zones) {
-        // "region/zone/templateVMID"
-        auto a = z.find('/');
-        if (a == std::string::npos) continue;
-        auto b = z.find('/', a + 1);
-        std::string region = z.substr(0, a);
-        std::string zone = z.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
-        if (seen.emplace(region, zone).second)
-          zones.push_back({region, zone, 1 << 20, std::int64_t{1} << 50, true});
-      }
-    }
-  }
-  if (zones.empty()) return types;
-  auto out = types;
-  instance_types::build_offerings(out, zones);
-  return out;
-}
 
 model::pod daemon_pod(const kube::daemon_set& ds, std::string& error) {
   kube::pod p;
@@ -82,7 +53,8 @@ std::string node_class_blocker(const protocol::cluster_snapshot& snap, const std
 }
 
 model::resource_list pessimistic_capacity(const model::nodeclaim& claim,
-                                          const std::vector<instance_types::instance_type>& types) {
+                                          const std::vector<instance_types::instance_type>& types,
+                                          double memory_overhead_percent) {
   const model::node_selector_requirement* req = nullptr;
   for (const auto& r : claim.requirements)
     if (r.key == model::labels::instance_type && r.op == model::selector_operator::in) req = &r;
@@ -93,22 +65,34 @@ model::resource_list pessimistic_capacity(const model::nodeclaim& claim,
     if (!names.count(t.name)) continue;
     out = model::resource_list::max(out, t.capacity);
   }
+  for (const auto& name : names)
+    if (auto size = instance_types::parse_right_sized_name(name))
+      out = model::resource_list::max(
+          out, instance_types::right_sized_type(*size, memory_overhead_percent).capacity);
   return out;
 }
 
 scheduling_input build_scheduling_input(const protocol::cluster_snapshot& snap,
                                         const std::vector<model::nodeclaim>& in_flight,
                                         const std::map<std::string, std::string>& nominations,
-                                        const std::vector<instance_types::instance_type>& types) {
+                                        const std::vector<instance_types::instance_type>& types,
+                                        instance_types::right_sized_offer right_sized) {
   scheduling_input in;
   auto& s = in.snap;
-  s.instance_types = with_offerings(types, snap);
+  // Offerings come from the region inventories; when nobody has computed any yet, every type is
+  // offered in every zone the ready NodeClasses selected (placement decides for real later), so
+  // that nothing is unschedulable merely for lack of bookkeeping. NodeOverlays apply on top.
+  s.instance_types =
+      node_overlay::overlaid(node_overlay::with_node_class_offerings(types, snap), snap);
+  if (right_sized.zones.empty()) right_sized.zones = node_overlay::selected_zones(snap);
+  s.right_sized = std::move(right_sized);
 
   // NodeClaims first: nominations only hold onto claims that exist and are not ready for pods.
   std::set<std::string> claim_names;
   std::set<std::string> holding;  // claims that still hold their nominated pods
   auto add_claim = [&](model::nodeclaim c) {
-    if (c.capacity.empty()) c.capacity = pessimistic_capacity(c, s.instance_types);
+    if (c.capacity.empty())
+      c.capacity = pessimistic_capacity(c, s.instance_types, s.right_sized.memory_overhead_percent);
     claim_names.insert(c.name);
     if (!c.terminating && !c.initialized()) holding.insert(c.name);
     s.nodeclaims.push_back(std::move(c));

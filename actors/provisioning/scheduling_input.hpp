@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/instance_types/instance_type.hpp"
+#include "core/instance_types/right_sized.hpp"
 #include "core/scheduling/provision.hpp"
 #include "protocol/cluster_snapshot.hpp"
 
@@ -38,15 +39,19 @@ struct scheduling_input {
 
 // in_flight: NodeClaims created here and not in `snap` yet. nominations: pod UID -> NodeClaim
 // name for pods a recent plan put on a NodeClaim that is not ready for them yet; those pods are
-// counted on that claim rather than scheduled again.
+// counted on that claim rather than scheduled again. right_sized: the hosts' room for family f1
+// (without hosts, the zones the node classes selected, as for the fixed types' offerings).
 scheduling_input build_scheduling_input(const protocol::cluster_snapshot& snap,
                                         const std::vector<model::nodeclaim>& in_flight,
                                         const std::map<std::string, std::string>& nominations,
-                                        const std::vector<instance_types::instance_type>& types);
+                                        const std::vector<instance_types::instance_type>& types,
+                                        instance_types::right_sized_offer right_sized = {});
 
 // The largest capacity among the instance types a NodeClaim's requirements allow (what it may
 // still become), for counting an unlaunched claim against NodePool limits pessimistically.
+// Right-sized (f1) names count with the size they name.
 model::resource_list pessimistic_capacity(const model::nodeclaim& claim,
-                                          const std::vector<instance_types::instance_type>& types);
+                                          const std::vector<instance_types::instance_type>& types,
+                                          double memory_overhead_percent = 0);
 
 }  // namespace kp::actors::provisioning

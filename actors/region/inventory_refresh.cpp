@@ -411,7 +411,11 @@ region_inventory snapshot(const region_state& st) {
   inv.queued = static_cast<std::uint32_t>(st.window->queued());
   inv.peak_in_flight = static_cast<std::uint32_t>(st.peak_in_flight);
   for (const auto& h : st.placement_hosts) {
-    inv.capacity.push_back({h.name(), h.online, h.free_cpus(), h.free_memory()});
+    protocol::host_capacity c{h.name(), h.online, h.free_cpus(), h.free_memory(), {}};
+    const auto& nodes = h.topology().numa_nodes;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      c.numa.push_back({nodes[i].id, h.numa_free_cpus(i), h.numa_free_memory(i)});
+    inv.capacity.push_back(std::move(c));
   }
   inv.unusable_hosts = st.unusable_hosts;
   return inv;

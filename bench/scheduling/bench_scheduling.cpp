@@ -19,7 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "bench/scheduling/packing_bound.hpp"
 #include "core/instance_types/instance_type.hpp"
+#include "core/instance_types/right_sized.hpp"
 #include "core/model/labels.hpp"
 #include "core/scheduling/provision.hpp"
 
@@ -235,16 +237,10 @@ int run_existing() {
   return last.errors.empty() ? 0 : 1;
 }
 
-// Lower bound of any packing: the LP relaxation min sum(x_t * price_t) s.t. sum(x_t * alloc_t)
-// >= total requests for cpu, memory and pods, solved through its dual (max y.R s.t.
-// y.alloc_t <= price_t, y >= 0) by enumerating the vertices of the dual polytope.
+// Lower bound of any packing over a list of types (bench/scheduling/packing_bound.hpp).
 double lower_bound(const std::vector<kp::instance_types::instance_type>& types,
                    const std::array<double, 3>& need) {
-  struct row {
-    std::array<double, 3> a;
-    double b;
-  };
-  std::vector<row> rows;
+  std::vector<kp::bench::lp_type> rows;
   for (const auto& t : types) {
     auto al = t.allocatable();
     double price = 1e300;
@@ -254,88 +250,121 @@ double lower_bound(const std::vector<kp::instance_types::instance_type>& types,
         {{al.milli("cpu") / 1000.0, al.milli("memory") / 1000.0 / kGi, al.milli("pods") / 1000.0},
          price});
   }
-  for (int r = 0; r < 3; ++r) {
-    row nonneg{{0, 0, 0}, 0};
-    nonneg.a[static_cast<std::size_t>(r)] = -1;
-    rows.push_back(nonneg);
-  }
-  double best = 0;
-  std::size_t n = rows.size();
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = i + 1; j < n; ++j)
-      for (std::size_t k = j + 1; k < n; ++k) {
-        const auto &A = rows[i].a, &B = rows[j].a, &C = rows[k].a;
-        double det = A[0] * (B[1] * C[2] - B[2] * C[1]) - A[1] * (B[0] * C[2] - B[2] * C[0]) +
-                     A[2] * (B[0] * C[1] - B[1] * C[0]);
-        if (std::fabs(det) < 1e-12) continue;
-        std::array<double, 3> y{};
-        for (int c = 0; c < 3; ++c) {
-          auto col = [&](const std::array<double, 3>& v, double rhs) {
-            std::array<double, 3> m = v;
-            m[static_cast<std::size_t>(c)] = rhs;
-            return m;
-          };
-          auto a2 = col(A, rows[i].b), b2 = col(B, rows[j].b), c2 = col(C, rows[k].b);
-          double d = a2[0] * (b2[1] * c2[2] - b2[2] * c2[1]) -
-                     a2[1] * (b2[0] * c2[2] - b2[2] * c2[0]) +
-                     a2[2] * (b2[0] * c2[1] - b2[1] * c2[0]);
-          y[static_cast<std::size_t>(c)] = d / det;
-        }
-        bool feasible = true;
-        for (const auto& r : rows)
-          if (r.a[0] * y[0] + r.a[1] * y[1] + r.a[2] * y[2] > r.b + 1e-9) feasible = false;
-        if (feasible) best = std::max(best, y[0] * need[0] + y[1] * need[1] + y[2] * need[2]);
-      }
-  return best;
+  return kp::bench::lp_dual_max(rows, need).value;
 }
 
-int run_packing(char workload) {
-  snapshot s;
-  s.instance_types = kp::instance_types::builtin_instance_types();
-  std::vector<kp::instance_types::zone_capacity> zones;
-  for (int z = 0; z < 3; ++z)
-    zones.push_back({"region1", "pve-" + std::to_string(z + 1), 1024, 4096 * kGi, true});
-  kp::instance_types::build_offerings(s.instance_types, zones);
-  s.nodepools.push_back(default_pool(false));
+// The pods of packing workload a, b, c or d.
+std::vector<kp::model::pod> packing_pods(char workload) {
+  std::vector<kp::model::pod> pods;
   std::mt19937 rng(42);
   int i = 0;
   if (workload == 'a') {
-    for (; i < 500; ++i) s.pods.push_back(make_pod(i, 900, 3100 * kMi));
-    for (; i < 1000; ++i) s.pods.push_back(make_pod(i, 3500, 28 * kGi));
+    for (; i < 500; ++i) pods.push_back(make_pod(i, 900, 3100 * kMi));
+    for (; i < 1000; ++i) pods.push_back(make_pod(i, 3500, 28 * kGi));
   } else if (workload == 'b') {
-    for (; i < 10000; ++i) s.pods.push_back(make_pod(i, 100, 128 * kMi));
+    for (; i < 10000; ++i) pods.push_back(make_pod(i, 100, 128 * kMi));
   } else if (workload == 'd') {
     // The controller burst benchmark's pods (bench/controller): 1,000 of 250m / 512Mi.
-    for (; i < 1000; ++i) s.pods.push_back(make_pod(i, 250, 512 * kMi));
+    for (; i < 1000; ++i) pods.push_back(make_pod(i, 250, 512 * kMi));
   } else {
     const std::array<std::int64_t, 5> cpus{250, 500, 1000, 2000, 4000};
     const std::array<std::int64_t, 6> mems{256 * kMi, kGi, 2 * kGi, 4 * kGi, 8 * kGi, 16 * kGi};
-    for (; i < 2000; ++i) s.pods.push_back(make_pod(i, cpus[rng() % 5], mems[rng() % 6]));
+    for (; i < 2000; ++i) pods.push_back(make_pod(i, cpus[rng() % 5], mems[rng() % 6]));
   }
-  plan last;
-  timing t = measure(s, last, 3, 1000);
+  return pods;
+}
+
+std::array<double, 3> total_requests(const std::vector<kp::model::pod>& pods) {
   std::array<double, 3> need{0, 0, 0};
-  for (const auto& p : s.pods) {
+  for (const auto& p : pods) {
     auto r = kp::model::pod_requests(p);
     need[0] += r.milli("cpu") / 1000.0;
     need[1] += r.milli("memory") / 1000.0 / kGi;
     need[2] += 1;
   }
+  return need;
+}
+
+// The hosts of the packing workloads: room for everything.
+std::vector<kp::instance_types::zone_capacity> packing_zones() {
+  std::vector<kp::instance_types::zone_capacity> zones;
+  for (int z = 0; z < 3; ++z)
+    zones.push_back({"region1", "pve-" + std::to_string(z + 1), 1024, 4096 * kGi, true});
+  return zones;
+}
+
+void print_packing(const char* catalogue, char workload, const snapshot& s, const plan& last,
+                   const timing& t, double lb) {
+  auto need = total_requests(s.pods);
   double cost = 0, alloc_cpu = 0, alloc_mem = 0;
   for (const auto& nc : last.nodeclaims) {
     cost += nc.price;
-    auto a = s.instance_types[nc.instance_types.front()].allocatable();
+    auto a = instance_type_options(nc, s).front()->allocatable();
     alloc_cpu += a.milli("cpu") / 1000.0;
     alloc_mem += a.milli("memory") / 1000.0 / kGi;
   }
-  double lb = lower_bound(s.instance_types, need);
   double cpu_util = need[0] / alloc_cpu, mem_util = need[1] / alloc_mem;
   std::printf(
-      "case=packing workload=%c pods=%zu ms=%.3f cpu_ms=%.3f nodeclaims=%zu errors=%zu cost=%.3f "
-      "lower_bound=%.3f cost_ratio=%.3f cpu_util=%.3f mem_util=%.3f utilisation=%.3f "
+      "case=packing%s workload=%c pods=%zu ms=%.3f cpu_ms=%.3f nodeclaims=%zu errors=%zu "
+      "cost=%.3f lower_bound=%.3f cost_ratio=%.3f cpu_util=%.3f mem_util=%.3f utilisation=%.3f "
       "rss_mib=%.1f\n",
-      workload, s.pods.size(), t.wall_ms, t.cpu_ms, last.nodeclaims.size(), last.errors.size(),
-      cost, lb, cost / lb, cpu_util, mem_util, std::max(cpu_util, mem_util), peak_rss_mib());
+      catalogue, workload, s.pods.size(), t.wall_ms, t.cpu_ms, last.nodeclaims.size(),
+      last.errors.size(), cost, lb, cost / lb, cpu_util, mem_util, std::max(cpu_util, mem_util),
+      peak_rss_mib());
+}
+
+int run_packing(char workload) {
+  snapshot s;
+  s.instance_types = kp::instance_types::builtin_instance_types();
+  kp::instance_types::build_offerings(s.instance_types, packing_zones());
+  s.nodepools.push_back(default_pool(false));
+  s.pods = packing_pods(workload);
+  plan last;
+  timing t = measure(s, last, 3, 1000);
+  print_packing("", workload, s, last, t, lower_bound(s.instance_types, total_requests(s.pods)));
+  return last.errors.empty() ? 0 : 1;
+}
+
+// A NodePool that opts into right-sized VMs only (family f1).
+kp::model::nodepool right_sized_pool(bool limited) {
+  auto np = default_pool(limited);
+  np.template_.requirements.push_back({std::string(L::instance_family),
+                                       kp::model::selector_operator::in,
+                                       {std::string(kp::instance_types::right_sized_family)},
+                                       std::nullopt});
+  return np;
+}
+
+// The f1 column: the same pods, right-sized VMs on the same hosts; the lower bound is the LP
+// over every f1 size those hosts hold.
+int run_packing_f1(char workload) {
+  snapshot s;
+  s.right_sized.zones = packing_zones();
+  s.nodepools.push_back(right_sized_pool(false));
+  s.pods = packing_pods(workload);
+  plan last;
+  timing t = measure(s, last, 3, 1000);
+  double lb = kp::bench::right_sized_lower_bound(total_requests(s.pods), 1024, 4096 * 1024, 0);
+  print_packing("-f1", workload, s, last, t, lb);
+  return last.errors.empty() ? 0 : 1;
+}
+
+// Karpenter's diverse pods against right-sized VMs instead of the 400 fake types, in the same
+// five zones.
+int run_diverse_f1(int pods) {
+  snapshot s;
+  for (int z = 0; z < 5; ++z)
+    s.right_sized.zones.push_back(
+        {"region", "test-zone-" + std::to_string(z + 1), 1024, 4096 * kGi, true});
+  s.nodepools.push_back(right_sized_pool(true));
+  s.pods = diverse_pods(pods);
+  plan last;
+  timing t = measure(s, last, 5, 3000);
+  std::printf(
+      "case=diverse-f1 pods=%d ms=%.3f cpu_ms=%.3f pods_per_s=%.0f nodeclaims=%zu errors=%zu "
+      "rss_mib=%.1f\n",
+      pods, t.wall_ms, t.cpu_ms, pods / (t.cpu_ms / 1000.0), last.nodeclaims.size(),
+      last.errors.size(), peak_rss_mib());
   return last.errors.empty() ? 0 : 1;
 }
 
@@ -343,7 +372,11 @@ int run_child(const std::string& kind, const std::string& arg) {
   if (kind == "diverse") return run_diverse(std::atoi(arg.c_str()));
   if (kind == "packing" && arg.size() == 1) return run_packing(arg[0]);
   if (kind == "existing") return run_existing();
-  std::fprintf(stderr, "usage: bench-scheduling [diverse N | packing a|b|c | existing 1000]\n");
+  if (kind == "packing-f1" && arg.size() == 1) return run_packing_f1(arg[0]);
+  if (kind == "diverse-f1") return run_diverse_f1(std::atoi(arg.c_str()));
+  std::fprintf(stderr,
+               "usage: bench-scheduling [diverse N | packing a|b|c|d | existing 1000 | "
+               "packing-f1 a|b|c|d | diverse-f1 N]\n");
   return 2;
 }
 
@@ -353,10 +386,10 @@ int main(int argc, char** argv) {
   if (argc == 3) return run_child(argv[1], argv[2]);
   if (argc != 1) return run_child("", "");
   std::vector<std::pair<std::string, std::string>> cases = {
-      {"diverse", "1"},    {"diverse", "100"},   {"diverse", "1000"},
-      {"diverse", "5000"}, {"diverse", "20000"}, {"packing", "a"},
-      {"packing", "b"},    {"packing", "c"},     {"packing", "d"},
-      {"existing", "1000"}};
+      {"diverse", "1"},     {"diverse", "100"},   {"diverse", "1000"},   {"diverse", "5000"},
+      {"diverse", "20000"}, {"packing", "a"},     {"packing", "b"},      {"packing", "c"},
+      {"packing", "d"},     {"existing", "1000"}, {"packing-f1", "a"},   {"packing-f1", "b"},
+      {"packing-f1", "c"},  {"packing-f1", "d"},  {"diverse-f1", "5000"}};
   int status = 0;
   for (const auto& [kind, arg] : cases) {
     std::fflush(stdout);

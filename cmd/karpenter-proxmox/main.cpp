@@ -6,6 +6,7 @@
 
 #include "cmd/karpenter-proxmox/plan/plan_command.hpp"
 #include "cmd/karpenter-proxmox/run_controller.hpp"
+#include "cmd/karpenter-proxmox/view/view_command.hpp"
 #include "config/command_line.hpp"
 #include "config/settings_help.hpp"
 #include "sim/lab/lab_command.hpp"
@@ -43,7 +44,13 @@ int main(int argc, char** argv) {
           std::vector<std::string>(command->arguments.begin() + 1, command->arguments.end()),
           command->values);
     }
-    std::fprintf(stderr, "%s: unknown command \"%s\": expected no arguments, `lab` or `plan`\n",
+    if (sub == "view") {
+      return kp::view::run_view_command(
+          std::vector<std::string>(command->arguments.begin() + 1, command->arguments.end()),
+          command->values);
+    }
+    std::fprintf(stderr,
+                 "%s: unknown command \"%s\": expected no arguments, `lab`, `plan` or `view`\n",
                  program.c_str(), sub.c_str());
     return 2;
   }

@@ -206,7 +206,8 @@ int run_controller(const config::settings& settings) {
 
   auto metrics = std::make_shared<obs::metrics_registry>();
   obs::register_build_info(metrics->registry(), kp::version);
-  auto karpenter = std::make_shared<obs::karpenter_metrics>(metrics->registry());
+  auto karpenter =
+      std::make_shared<obs::karpenter_metrics>(metrics->registry(), metrics->per_object_registry());
   obs::prime_known_series(*karpenter);
   auto health = std::make_shared<obs::health_state>(&metrics->registry());
   health->set_condition("kubernetes api", false, "not connected yet");

@@ -91,6 +91,10 @@ double offering_price(const scheduling::snapshot& s, const std::string& type,
     for (const auto& o : it.offerings)
       if (o.zone == zone && o.capacity_type == capacity_type) return o.price;
   }
+  // A right-sized (f1) node costs what its size costs, wherever it runs.
+  if (auto size = instance_types::parse_right_sized_name(type);
+      size && capacity_type == model::labels::capacity_type_on_demand)
+    return instance_types::right_sized_price(*size);
   return 0;
 }
 

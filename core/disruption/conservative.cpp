@@ -74,8 +74,8 @@ bool headroom_allows(const headroom_state& h, const cluster& c, const candidate_
     mem -= a.second;
   }
   for (const auto& r : cmd.replacements)
-    if (!r.instance_types.empty()) {
-      auto a = c.state.instance_types[r.instance_types.front()].allocatable();
+    if (auto options = scheduling::instance_type_options(r, c.state); !options.empty()) {
+      auto a = options.front()->allocatable();
       cpu += a.milli(rn::cpu);
       mem += a.milli(rn::memory);
     }

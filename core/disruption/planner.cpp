@@ -87,8 +87,8 @@ command base_command(command_reason why, const cluster& c, const candidate_set& 
 }
 
 std::string type_name(const cluster& c, const scheduling::planned_nodeclaim& nc) {
-  return nc.instance_types.empty() ? std::string("?")
-                                   : c.state.instance_types[nc.instance_types.front()].name;
+  auto options = scheduling::instance_type_options(nc, c.state);
+  return options.empty() ? std::string("?") : options.front()->name;
 }
 
 // Per-pass facts the consolidation methods share.
@@ -148,6 +148,34 @@ evaluation evaluate_move(const pass& p, const std::vector<std::size_t>& batch, d
   return out;
 }
 
+// The most cpu and memory an f1 type cheaper than `price` could offer (an upper bound: a size
+// may have either the most vCPUs or the most memory the budget and some host allow).
+void right_sized_bound(const instance_types::right_sized_offer& offer, double price,
+                       std::int64_t& cpu_milli, std::int64_t& memory_milli) {
+  constexpr std::int64_t step = instance_types::right_sized_memory_step_mib;
+  using instance_types::right_sized_price;
+  const double per_vcpu = right_sized_price({2, step}) - right_sized_price({1, step});
+  const double per_step = right_sized_price({1, 2 * step}) - right_sized_price({1, step});
+  const double spare_cpu = price - right_sized_price({0, step});
+  const double spare_mem = price - right_sized_price({1, 0});
+  if (spare_cpu <= 0 || spare_mem <= 0) return;
+  for (const auto& z : offer.zones) {
+    if (!z.schedulable) continue;
+    std::int64_t vcpus = std::min({z.free_cpus, instance_types::right_sized_max_vcpus,
+                                   static_cast<std::int64_t>(spare_cpu / per_vcpu) + 1});
+    while (vcpus > 0 && right_sized_price({vcpus, step}) >= price) --vcpus;
+    std::int64_t mib = std::min({z.free_memory_bytes / (1024 * 1024) / step * step,
+                                 instance_types::right_sized_max_memory_mib,
+                                 static_cast<std::int64_t>(spare_mem / per_step) * step});
+    if (vcpus > 0)
+      cpu_milli = std::max(cpu_milli, instance_types::right_sized_allocatable_cpu_milli(vcpus));
+    if (mib >= step)
+      memory_milli = std::max(memory_milli, instance_types::right_sized_allocatable_memory_bytes(
+                                                mib, offer.memory_overhead_percent) *
+                                                1000);
+  }
+}
+
 // Quick necessary condition before a simulation: the batch's requests must fit into the free
 // room of the other nodes plus the largest instance type cheaper than the batch. Well-packed
 // clusters fail it at once, which keeps a pass over 1,000 stable nodes cheap.
@@ -184,6 +212,7 @@ bool could_consolidate(const pass& p, const std::vector<std::size_t>& batch) {
     roomiest_mem = std::max(roomiest_mem, fm);
   }
   std::int64_t best_cpu = 0, best_mem = 0;
+  right_sized_bound(p.c.state.right_sized, price, best_cpu, best_mem);
   for (const auto& t : p.c.state.instance_types) {
     double cheapest = std::numeric_limits<double>::max();
     for (const auto& o : t.offerings)
@@ -230,22 +259,34 @@ std::optional<command> consolidate(const pass& p, const std::vector<std::size_t>
     // others is the better move: filterOutSameInstanceType).
     double limit = total;
     for (auto b : batch)
-      for (auto t : nc.instance_types)
-        if (p.c.state.instance_types[t].name == p.cs.all[b].instance_type)
-          limit = std::min(limit, p.cs.all[b].price);
+      for (const auto* t : scheduling::instance_type_options(nc, p.c.state))
+        if (t->name == p.cs.all[b].instance_type) limit = std::min(limit, p.cs.all[b].price);
     std::vector<std::uint16_t> cheaper;
-    for (auto t : nc.instance_types) {
+    std::size_t rank = 0;  // the right-sized option's place among those kept
+    for (std::size_t k = 0; k < nc.instance_types.size(); ++k) {
+      auto t = nc.instance_types[k];
       double worst = worst_launch_price(p.c.state.instance_types[t], nc);
-      if (worst >= 0 && worst < limit) cheaper.push_back(t);
+      if (worst >= 0 && worst < limit) {
+        cheaper.push_back(t);
+        if (k < nc.right_sized_rank) ++rank;
+      }
     }
-    if (cheaper.empty()) {
+    // A right-sized (f1) replacement is one more option, sized to the pods it takes.
+    if (nc.right_sized) {
+      double worst = worst_launch_price(*nc.right_sized, nc);
+      if (worst >= 0 && worst < limit)
+        nc.right_sized_rank = rank;
+      else
+        nc.right_sized.reset();
+    }
+    if (cheaper.empty() && !nc.right_sized) {
       why = "no replacement is cheaper than " + money(limit) + " at its worst-case offering";
       return std::nullopt;
     }
     nc.instance_types = std::move(cheaper);
     double best = std::numeric_limits<double>::max();
-    for (auto t : nc.instance_types)
-      best = std::min(best, worst_launch_price(p.c.state.instance_types[t], nc));
+    for (const auto* t : scheduling::instance_type_options(nc, p.c.state))
+      best = std::min(best, worst_launch_price(*t, nc));
     nc.price = best;
     cmd.savings = total - best;
     cmd.replacements.push_back(std::move(nc));
@@ -655,14 +696,26 @@ result<command> validate(const command& cmd, const cluster& newer, const planner
     return make_error("scheduling", "the move would now need " +
                                         std::to_string(sim.new_nodeclaims.size()) + " new nodes");
   // The command's instance types must still all be possible (no price filtering here).
+  const auto& now = sim.new_nodeclaims.front();
   std::set<std::string> now_possible;
-  for (auto t : sim.new_nodeclaims.front().instance_types)
-    now_possible.insert(newer.state.instance_types[t].name);
-  for (const auto& rep : cmd.replacements)
+  for (auto t : now.instance_types) now_possible.insert(newer.state.instance_types[t].name);
+  const std::string no_longer = "the replacement's instance types no longer fit the pods";
+  for (const auto& rep : cmd.replacements) {
     for (auto t : rep.instance_types)
       if (t >= newer.state.instance_types.size() ||
           !now_possible.contains(newer.state.instance_types[t].name))
-        return make_error("scheduling", "the replacement's instance types no longer fit the pods");
+        return make_error("scheduling", no_longer);
+    // A right-sized replacement still fits when the pods now need no larger a size.
+    if (rep.right_sized) {
+      auto planned = instance_types::parse_right_sized_name(rep.right_sized->name);
+      auto needed = now.right_sized
+                        ? instance_types::parse_right_sized_name(now.right_sized->name)
+                        : result<instance_types::vm_size>(make_error("scheduling", no_longer));
+      if (!planned || !needed || needed->vcpus > planned->vcpus ||
+          needed->memory_mib > planned->memory_mib)
+        return make_error("scheduling", no_longer);
+    }
+  }
   return out;
 }
 

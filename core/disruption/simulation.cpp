@@ -59,6 +59,7 @@ simulation simulate(const cluster& c, const candidate_set& cs,
   scheduling::snapshot snap;
   snap.nodepools = s.nodepools;
   snap.instance_types = s.instance_types;
+  snap.right_sized = s.right_sized;
   snap.daemonsets = s.daemonsets;
   snap.pods = s.pods;
   const std::size_t pending = snap.pods.size();

@@ -87,39 +87,43 @@ std::string generic_name(int cpus, int memory_factor) {
          std::to_string(cpus * memory_factor) + "GB";
 }
 
+instance_type vm_instance_type(std::string name, std::int64_t cpus, std::int64_t memory_bytes) {
+  instance_type t;
+  t.name = std::move(name);
+  t.family = family_of(t.name);
+  t.vm_cpus = cpus;
+  t.vm_memory_bytes = memory_bytes;
+  std::int64_t pods = memory_bytes <= kGi ? 32 : memory_bytes <= 2 * kGi ? 64 : 110;
+  t.capacity = {{std::string(rn::cpu), units(cpus)},
+                {std::string(rn::memory), bytes(memory_bytes)},
+                {std::string(rn::ephemeral_storage), bytes(30 * kGi)},
+                {std::string(rn::pods), units(pods)}};
+  t.overhead.kube_reserved = kube_reserved(cpus, memory_bytes);
+  t.overhead.system_reserved = {{std::string(rn::cpu), milli_cpu(10)},
+                                {std::string(rn::memory), bytes(64 * kMi)}};
+  t.overhead.eviction_threshold = {{std::string(rn::memory), bytes(100 * kMi)}};
+  add_default_requirements(t);
+  return t;
+}
+
 std::vector<instance_type> builtin_instance_types() {
   std::vector<instance_type> out;
-  for (int cpus : {1, 2, 4, 8, 16}) {
-    for (int factor : {2, 3, 4, 8}) {
-      instance_type t;
-      t.name = generic_name(cpus, factor);
-      t.family = family_of(t.name);
-      std::int64_t gib = static_cast<std::int64_t>(cpus) * factor;
-      t.vm_cpus = cpus;
-      t.vm_memory_bytes = gib * kGi;
-      std::int64_t pods = gib <= 1 ? 32 : gib <= 2 ? 64 : 110;
-      t.capacity = {{std::string(rn::cpu), units(cpus)},
-                    {std::string(rn::memory), bytes(t.vm_memory_bytes)},
-                    {std::string(rn::ephemeral_storage), bytes(30 * kGi)},
-                    {std::string(rn::pods), units(pods)}};
-      t.overhead.kube_reserved = kube_reserved(cpus, t.vm_memory_bytes);
-      t.overhead.system_reserved = {{std::string(rn::cpu), milli_cpu(10)},
-                                    {std::string(rn::memory), bytes(64 * kMi)}};
-      t.overhead.eviction_threshold = {{std::string(rn::memory), bytes(100 * kMi)}};
-      add_default_requirements(t);
-      out.push_back(std::move(t));
-    }
-  }
+  for (int cpus : {1, 2, 4, 8, 16})
+    for (int factor : {2, 3, 4, 8})
+      out.push_back(vm_instance_type(generic_name(cpus, factor), cpus,
+                                     static_cast<std::int64_t>(cpus) * factor * kGi));
   return out;
 }
 
-void apply_memory_overhead_percent(std::vector<instance_type>& types, double percent) {
+void apply_memory_overhead_percent(instance_type& t, double percent) {
   if (percent <= 0) return;
-  for (auto& t : types) {
-    std::int64_t mem = t.vm_memory_bytes;
-    auto cut = static_cast<std::int64_t>(std::ceil(static_cast<double>(mem) * percent));
-    t.capacity.set_milli(rn::memory, (mem - cut) * 1000);
-  }
+  std::int64_t mem = t.vm_memory_bytes;
+  auto cut = static_cast<std::int64_t>(std::ceil(static_cast<double>(mem) * percent));
+  t.capacity.set_milli(rn::memory, (mem - cut) * 1000);
+}
+
+void apply_memory_overhead_percent(std::vector<instance_type>& types, double percent) {
+  for (auto& t : types) apply_memory_overhead_percent(t, percent);
 }
 
 void build_offerings(std::vector<instance_type>& types, const std::vector<zone_capacity>& zones) {

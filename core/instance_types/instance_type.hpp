@@ -50,11 +50,15 @@ struct instance_type {
 // Synthetic "electricity" price of the Go provider: 0.025 per vCPU + 0.001 per GB (1e9 bytes).
 double synthetic_price(std::int64_t cpus, std::int64_t memory_bytes);
 
+// One VM shape with the built-in overheads: 30Gi ephemeral storage, pods 32/64/110 by memory
+// (up to 1Gi, up to 2Gi, more), the Go provider's kube-reserved ladder applied with the memory
+// compared in GiB (the Go code compares MiB against GiB thresholds and always reserves 384Mi;
+// we reserve 128/192/256/384Mi as intended), system-reserved 10m/64Mi, eviction threshold
+// 100Mi, amd64/linux. The family is the part of the name before '.'. No offerings yet.
+instance_type vm_instance_type(std::string name, std::int64_t cpus, std::int64_t memory_bytes);
+
 // The 20 built-in types: vCPU {1,2,4,8,16} x memory factor {2,3,4,8} (families c, t, s, m),
-// 30Gi ephemeral storage, pods 32/64/110 by memory, the Go provider's kube-reserved ladder
-// applied with the memory compared in GiB (the Go code compares MiB against GiB thresholds and
-// always reserves 384Mi; we reserve 128/192/256/384Mi as intended), system-reserved 10m/64Mi,
-// eviction threshold 100Mi. No offerings yet (see build_offerings).
+// each a vm_instance_type. No offerings yet (see build_offerings).
 std::vector<instance_type> builtin_instance_types();
 
 // Name of a generated type, e.g. ("t", 2, 3) -> "t1.2VCPU-6GB".
@@ -63,6 +67,7 @@ std::string generic_name(int cpus, int memory_factor);
 // Reduces Kubernetes-visible memory capacity by ceil(memory * percent) (e.g. 0.075), as the
 // cloud providers' VM_MEMORY_OVERHEAD_PERCENT does; the VM itself keeps its full size.
 void apply_memory_overhead_percent(std::vector<instance_type>& types, double percent);
+void apply_memory_overhead_percent(instance_type& type, double percent);
 
 // Free capacity of one Proxmox host, as placement reports it.
 struct zone_capacity {

@@ -115,6 +115,11 @@ std::int64_t host_state::numa_free_memory(std::size_t numa_index) const {
       topology_.numa_nodes[numa_index].memory_bytes - reserved - numa_memory_used_[numa_index], 0);
 }
 
+int host_state::numa_free_cpus(std::size_t numa_index) const {
+  if (numa_index >= topology_.numa_nodes.size()) return 0;
+  return (unpinned_cpus() & topology_.numa_nodes[numa_index].cpus).size();
+}
+
 double host_state::committed_load() const {
   return usable_count_ > 0 ? static_cast<double>(committed_vcpus_) / usable_count_ : 1.0;
 }

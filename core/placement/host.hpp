@@ -83,6 +83,9 @@ class host_state {
   int free_cpus() const;  // all - reserved - pinned - unpinned vCPUs, at least 0
   std::int64_t free_memory() const;
   std::int64_t numa_free_memory(std::size_t numa_index) const;
+  // CPUs of the NUMA node neither reserved nor pinned: what pinning could still take there.
+  // Unpinned VMs float over every node, so they count against free_cpus() only.
+  int numa_free_cpus(std::size_t numa_index) const;
   // Committed vCPUs over usable CPUs (0..1+): our own, lag-free load measure.
   double committed_load() const;
 

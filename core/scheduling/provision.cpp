@@ -1,5 +1,7 @@
 #include "core/scheduling/provision.hpp"
 
+#include <algorithm>
+
 #include "core/model/labels.hpp"
 #include "core/scheduling/solver.hpp"
 
@@ -9,10 +11,21 @@ plan provision(const snapshot& snap, const options& opts) {
   return detail::solver(snap, opts).run();
 }
 
+std::vector<const instance_types::instance_type*> instance_type_options(const planned_nodeclaim& nc,
+                                                                        const snapshot& snap) {
+  std::vector<const instance_types::instance_type*> out;
+  out.reserve(nc.instance_types.size() + 1);
+  const std::size_t rank = std::min(nc.right_sized_rank, nc.instance_types.size());
+  for (std::size_t k = 0; k <= nc.instance_types.size(); ++k) {
+    if (nc.right_sized && k == rank) out.push_back(&*nc.right_sized);
+    if (k < nc.instance_types.size()) out.push_back(&snap.instance_types[nc.instance_types[k]]);
+  }
+  return out;
+}
+
 std::vector<std::string> instance_type_names(const planned_nodeclaim& nc, const snapshot& snap) {
   std::vector<std::string> out;
-  out.reserve(nc.instance_types.size());
-  for (std::uint16_t i : nc.instance_types) out.push_back(snap.instance_types[i].name);
+  for (const auto* t : instance_type_options(nc, snap)) out.push_back(t->name);
   return out;
 }
 

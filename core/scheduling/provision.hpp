@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/instance_types/instance_type.hpp"
+#include "core/instance_types/right_sized.hpp"
 #include "core/model/node.hpp"
 #include "core/model/nodeclaim.hpp"
 #include "core/model/nodepool.hpp"
@@ -33,6 +34,10 @@ struct snapshot {
   std::vector<model::nodeclaim> nodeclaims;  // with a node (matched by node_name) or in flight
   std::vector<model::nodepool> nodepools;
   std::vector<instance_types::instance_type> instance_types;  // for every NodePool
+  // Right-sized VMs (family f1), for the NodePools that opt in (a requirement
+  // `karpenter.proxmox.sinextra.dev/instance-family In [..., f1, ...]`): the hosts' free room
+  // and the memory overhead percent. No zones: the family is offered nowhere.
+  instance_types::right_sized_offer right_sized;
   std::vector<model::pod> daemonsets;  // one pod per DaemonSet, from its template
 };
 
@@ -48,6 +53,11 @@ struct planned_nodeclaim {
   // (a snapshot holds at most 65,535 instance types).
   std::vector<std::uint16_t> instance_types;
   std::optional<int> instance_type_min_values;
+  // The right-sized option, when the NodePool opts into family f1 and a host has the room: the
+  // smallest f1 type holding `requests`, with one offering per host. `right_sized_rank` is its
+  // place among all options in price order (instance_type_options() merges them).
+  std::optional<instance_types::instance_type> right_sized;
+  std::size_t right_sized_rank = 0;
   double price = 0;               // of the cheapest option
   model::resource_list requests;  // pods + DaemonSet overhead
   std::vector<std::size_t> pods;  // indices into snapshot.pods
@@ -76,7 +86,10 @@ struct plan {
 
 plan provision(const snapshot& snap, const options& opts = {});
 
-// Names of a planned NodeClaim's instance types, cheapest first.
+// A planned NodeClaim's instance types, cheapest first: the listed ones and the right-sized one.
+std::vector<const instance_types::instance_type*> instance_type_options(const planned_nodeclaim& nc,
+                                                                        const snapshot& snap);
+// Their names, cheapest first.
 std::vector<std::string> instance_type_names(const planned_nodeclaim& nc, const snapshot& snap);
 // Its requirements including `node.kubernetes.io/instance-type In [...]`, as the NodeClaim
 // spec carries them.

@@ -111,6 +111,11 @@ struct tmpl {
   std::int64_t nodes_remaining = kUnlimited;
   std::int64_t nodes_limit = kUnlimited;  // spec.limits.nodes, for the reason a pod is refused
   bool limited = false;
+  std::int64_t kubelet_max_pods = 0;  // 0: none
+  // Family f1: the pool opted in and some host has room. `right_sized_room` is the allocatable
+  // of the largest size a host holds, less the daemon overhead (a quick rejection test).
+  bool right_sized = false;
+  resources right_sized_room;
 };
 
 // Instance types a NodeClaim may still become, cheapest first, shared by every NodeClaim of one
@@ -140,6 +145,11 @@ struct slot {
   resources total;             // fresh: requests of its pods
   int list = -1;               // fresh: its candidate types (index into lists_)
   std::uint32_t fit_from = 0;  // fresh: types before this position no longer fit
+  // Fresh: an f1 type still holds its pods; `size` is the smallest that does. `reserved` is what
+  // it counts against its NodePool's limits (f1 claims count their size as they grow).
+  bool right_sized = false;
+  instance_types::vm_size size;
+  resources reserved;
   std::vector<model::host_port> ports;
   std::vector<std::uint32_t> pods;
   // Existing nodes: attachable volumes left per CSI driver (CSINode limits); absent = no limit.
@@ -207,7 +217,23 @@ struct tentative {
   std::optional<requirements> reqs;  // set when the slot's requirements change
   int list = -1;                     // fresh slots: the candidate list and first fitting type
   std::uint32_t fit_from = 0;
+  bool right_sized = false;  // fresh slots: an f1 type of `size` holds the pods
+  instance_types::vm_size size;
   bool relaxed_min_values = false;
+};
+
+// The family f1 as this solve offers it: the hosts with room for its smallest size.
+struct right_sized_zone {
+  label_id zone = no_label, region = no_label;
+  std::int64_t free_cpus = 0, free_memory_bytes = 0;
+};
+
+// Per-pod price of f1 sizes for one pod shape in one template: [k] is the price of the smallest
+// size holding k such pods (plus the daemon overhead) divided by k; k = 1..per_pod.size()-1.
+struct right_sized_costs {
+  std::vector<float> per_pod;
+  std::vector<float> suffix_min;  // [k]: the minimum of per_pod[k..]
+  float best = std::numeric_limits<float>::max();
 };
 
 class solver {
@@ -238,6 +264,25 @@ class solver {
   std::uint32_t first_fit(const type_list& l, std::uint32_t from, const tmpl& tp,
                           const resources& total) const;
   bool hostname_blocked(const topology_group& tg, std::size_t si) const;
+  // family f1 (solver_right_sized.cpp)
+  void build_right_sized();
+  // A type's allocatable by name: a listed type, or an f1 size built from its name.
+  std::optional<resources> allocatable_by_name(std::string_view name) const;
+  model::resource_list capacity_by_name(std::string_view name) const;
+  bool right_sized_opt_in(const model::nodepool& np);
+  void offer_right_sized(tmpl& tp, const model::nodepool& np);  // once its daemon overhead is known
+  bool right_sized_allowed(const requirements& reqs) const;
+  std::optional<instance_types::vm_size> right_size(const slot& s, const tmpl& tp,
+                                                    const resources& total,
+                                                    const requirements& reqs, failure& f) const;
+  resources right_sized_capacity(const instance_types::vm_size& size) const;
+  resources right_sized_room(const tmpl& tp, const instance_types::vm_size& size) const;
+  const right_sized_costs& right_sized_cost(const pod_group& g, int ti);
+  double right_sized_reachable(const pod_group& g, int ti, const resources& total);
+  void reserve_limits(tmpl& tp, int ti, slot& s, const resources& capacity);
+  void add_right_sized_option(const slot& s, const tmpl& tp, planned_nodeclaim& nc,
+                              std::vector<std::pair<double, std::uint16_t>>& priced,
+                              std::vector<label_id>& cts) const;
 
   // solving
   bool place(pod_group& g, std::uint32_t pod, failure& last);
@@ -250,6 +295,9 @@ class solver {
   void commit(std::size_t si, pod_group& g, variant& v, tentative& t, std::uint32_t pod);
   bool filter_types(const slot& s, const tmpl& tp, pod_group& g, const requirements& reqs,
                     bool reqs_changed, const resources& total, tentative& out, failure& f);
+  bool growth_pays(const slot& s, const tmpl& tp, pod_group& g, const type_list& l,
+                   std::uint32_t from, const std::optional<instance_types::vm_size>& size,
+                   const resources& total, double cheapest, double before_price);
   void compute_per_pod_cost(pod_group& g);
   std::string explain(const pod_group& g, const std::vector<failure>& per_template,
                       const failure& existing) const;
@@ -294,6 +342,13 @@ class solver {
   std::vector<cost_table> cost_tables_;
   std::map<std::array<std::int64_t, max_resources>, int> cost_table_index_;
   std::vector<label_id> scratch_domains2_;
+  // family f1
+  std::vector<right_sized_zone> rs_zones_;
+  requirements rs_reqs_;  // family, arch, os, region, zone, capacity type
+  label_id rs_family_ = no_label, rs_ct_ = no_label;
+  std::uint64_t rs_zone_mask_ = 0;
+  resources rs_max_alloc_;  // allocatable of the largest size some host holds
+  std::unordered_map<std::uint64_t, right_sized_costs> rs_costs_;  // by group and template
 };
 
 }  // namespace kp::scheduling::detail

@@ -199,9 +199,7 @@ void solver::build_templates() {
         model::resource_list cap = nc.capacity;
         if (cap.empty()) {
           auto it = nc.labels.find(L::instance_type);
-          if (it != nc.labels.end())
-            if (auto ty = type_by_name_.find(t_.find(it->second)); ty != type_by_name_.end())
-              cap = types_[ty->second].src->capacity;
+          if (it != nc.labels.end()) cap = capacity_by_name(it->second);
         }
         subtract(cap);
         if (!nc.node_name.empty()) counted.insert(nc.node_name);
@@ -234,6 +232,8 @@ void solver::build_templates() {
       auto ports = model::pod_host_ports(ds);
       tp.daemon_ports.insert(tp.daemon_ports.end(), ports.begin(), ports.end());
     }
+    if (np.kubelet_max_pods) tp.kubelet_max_pods = *np.kubelet_max_pods;
+    offer_right_sized(tp, np);
     tp.room.resize(types_.size());
     const int pods_index = rt_.find("pods");
     for (std::size_t i = 0; i < types_.size(); ++i) {
@@ -413,22 +413,22 @@ void solver::build_existing() {
 // maxPods). Counting that room is what lets a pending pod wait for a claim still launching after
 // its nomination was lost (a controller restart) instead of getting a second claim.
 resources solver::unlaunched_room(const model::nodeclaim& nc, const requirements& reqs) {
-  std::vector<label_id> names;
+  std::vector<std::string_view> names;
   if (const requirement* single = reqs.get(k_type_); single && single->is_single()) {
-    names.push_back(single->values[0]);
+    names.push_back(t_.str(single->values[0]));
   } else {
     for (const auto& r : nc.requirements)
       if (r.op == selector_operator::in && normalize_key(r.key) == k_type_) {
-        for (const auto& v : r.values) names.push_back(t_.find(v));
+        names.assign(r.values.begin(), r.values.end());
         break;
       }
   }
   resources room;
   bool any = false;
-  for (label_id name : names) {
-    auto ty = type_by_name_.find(name);
-    if (ty == type_by_name_.end()) continue;
-    const resources& alloc = types_[ty->second].alloc;
+  for (std::string_view name : names) {
+    auto known = allocatable_by_name(name);
+    if (!known) continue;
+    const resources& alloc = *known;
     for (std::size_t r = 0; r < max_resources; ++r)
       room.v[r] = any ? std::min(room.v[r], alloc.v[r]) : alloc.v[r];
     any = true;
@@ -788,6 +788,15 @@ void solver::build_domains() {
       if (r && !r->complement) {
         for (label_id v : r->values) add(v, &tp.taints);
         continue;
+      }
+      if (tp.right_sized) {
+        if (key == k_zone_) {
+          for (const auto& h : rs_zones_)
+            if (!r || r->has(h.zone, t_)) add(h.zone, &tp.taints);
+        } else if (const requirement* q = rs_reqs_.get(key); q && !q->complement) {
+          for (label_id v : q->values)
+            if (!r || r->has(v, t_)) add(v, &tp.taints);
+        }
       }
       for (std::uint16_t ti : tp.types) {
         const itype& ty = types_[ti];

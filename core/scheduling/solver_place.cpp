@@ -53,6 +53,7 @@ void solver::domains_of(const slot& s, const requirements& reqs, label_id key,
   if (s.kind == slot_kind::fresh && key == k_zone_ && zone_bit_.size() < 64) {
     // Only zones where one of its candidate instance types has an available offering.
     std::uint64_t mask = lists_[static_cast<std::size_t>(s.list)].zone_mask;
+    if (s.right_sized) mask |= rs_zone_mask_;
     std::erase_if(out, [&](label_id z) {
       auto it = zone_bit_.find(z);
       return it == zone_bit_.end() || !(mask & (std::uint64_t{1} << it->second));
@@ -266,51 +267,79 @@ void solver::compute_per_pod_cost(pod_group& g) {
   cost_tables_.push_back(std::move(t));
 }
 
-bool solver::filter_types(const slot& s, const tmpl& tp, pod_group& g, const requirements& reqs,
-                          bool reqs_changed, const resources& total, tentative& out, failure& f) {
-  int list = reqs_changed ? list_for(s.tmpl, reqs) : s.list;
-  const type_list& l = lists_[static_cast<std::size_t>(list)];
-  if (!total.fits(l.max_room, nres_)) return f = {why::no_type}, false;
-  std::uint32_t from = first_fit(l, list == s.list ? s.fit_from : 0, tp, total);
-  if (from == l.types.size()) return f = {why::no_type}, false;
-  double cheapest = types_[l.types[from]].price;
-  const type_list& before_list = lists_[static_cast<std::size_t>(s.list)];
-  double before_price = s.fit_from < before_list.types.size()
-                            ? types_[before_list.types[s.fit_from]].price
-                            : std::numeric_limits<double>::max();
+bool solver::growth_pays(const slot& s, const tmpl& tp, pod_group& g, const type_list& l,
+                         std::uint32_t from, const std::optional<instance_types::vm_size>& size,
+                         const resources& total, double cheapest, double before_price) {
   // Cost-aware growth: a NodeClaim that already holds pods grows into a pricier type only if
   // the extra price, spread over the pods like this one that the bigger type adds room for,
   // is close to the cheapest per-pod price of such pods (or the new type is itself efficient
   // for them). Otherwise a node filled to a small type's edge jumps to a large type the
   // remaining pods may not fill (e.g. its 110-pod limit binds first), which Karpenter would
   // only repair later by consolidation.
-  if (!s.pods.empty() && cheapest > before_price * (1 + 1e-9)) {
-    if (g.cost_table < 0) compute_per_pod_cost(g);
-    const cost_table& costs = cost_tables_[static_cast<std::size_t>(g.cost_table)];
-    std::uint16_t cheapest_type = l.types[from];
-    std::int64_t gained = std::numeric_limits<std::int64_t>::max();
-    for (std::size_t r = 0; r < max_resources; ++r)
-      if (g.req.v[r] > 0)
-        gained =
-            std::min(gained, std::max<std::int64_t>(0, tp.room[cheapest_type].v[r] - s.total.v[r]) /
-                                 g.req.v[r]);
-    double marginal =
-        (cheapest - before_price) / static_cast<double>(std::max<std::int64_t>(1, gained));
-    // Small types lose whole pods to rounding, so a step is also fine when a type that can
-    // still hold the grown claim holds such pods within 10% of the best per-pod price: the
-    // claim keeps every such type and the cheapest that fits all its pods is chosen at the
-    // end, so growing towards an efficient type is the cheap path (one claim of 60 small pods
-    // instead of twenty claims of three).
-    double best = static_cast<double>(costs.best);
-    if (marginal > best * 1.05) {
-      float reachable = std::numeric_limits<float>::max();
-      for (std::uint32_t k = from; k < l.types.size(); ++k) {
-        std::uint16_t ti = l.types[k];
-        if (total.fits(tp.room[ti], nres_)) reachable = std::min(reachable, costs.per_pod[ti]);
-      }
-      if (static_cast<double>(reachable) > best * 1.10) return f = {why::costlier}, false;
-    }
+  if (g.cost_table < 0) compute_per_pod_cost(g);
+  const cost_table& costs = cost_tables_[static_cast<std::size_t>(g.cost_table)];
+  const bool f1_cheapest =
+      size && (from >= l.types.size() || instance_types::right_sized_price(*size) <= cheapest);
+  const resources room = f1_cheapest ? right_sized_room(tp, *size) : tp.room[l.types[from]];
+  std::int64_t gained = std::numeric_limits<std::int64_t>::max();
+  for (std::size_t r = 0; r < max_resources; ++r)
+    if (g.req.v[r] > 0)
+      gained = std::min(gained, std::max<std::int64_t>(0, room.v[r] - s.total.v[r]) / g.req.v[r]);
+  double marginal =
+      (cheapest - before_price) / static_cast<double>(std::max<std::int64_t>(1, gained));
+  // f1 sizes grow in steps of one vCPU, so most steps are cheap; the step to judge is the one
+  // where the pod limit binds before the new vCPU fills. The f1 bounds are tighter because its
+  // best size is always on offer.
+  double best = static_cast<double>(costs.best);
+  double marginal_slack = 1.05, reachable_slack = 1.10;
+  if (s.right_sized) {
+    best = static_cast<double>(right_sized_cost(g, s.tmpl).best);
+    reachable_slack = 1.02;
   }
+  if (marginal <= best * marginal_slack) return true;
+  // Small types lose whole pods to rounding, so a step is also fine when a type that can
+  // still hold the grown claim holds such pods within 10% of the best per-pod price: the
+  // claim keeps every such type and the cheapest that fits all its pods is chosen at the
+  // end, so growing towards an efficient type is the cheap path (one claim of 60 small pods
+  // instead of twenty claims of three).
+  double reachable = std::numeric_limits<double>::max();
+  for (std::uint32_t k = from; k < l.types.size(); ++k) {
+    std::uint16_t ti = l.types[k];
+    if (total.fits(tp.room[ti], nres_))
+      reachable = std::min(reachable, static_cast<double>(costs.per_pod[ti]));
+  }
+  if (size) reachable = std::min(reachable, right_sized_reachable(g, s.tmpl, total));
+  return reachable <= best * reachable_slack;
+}
+
+bool solver::filter_types(const slot& s, const tmpl& tp, pod_group& g, const requirements& reqs,
+                          bool reqs_changed, const resources& total, tentative& out, failure& f) {
+  int list = reqs_changed ? list_for(s.tmpl, reqs) : s.list;
+  const type_list& l = lists_[static_cast<std::size_t>(list)];
+  const auto n = static_cast<std::uint32_t>(l.types.size());
+  std::uint32_t from = n;
+  if (total.fits(l.max_room, nres_))
+    from = first_fit(l, list == s.list ? s.fit_from : 0, tp, total);
+  // Family f1: the smallest size that holds the grown claim, if a host has room for it.
+  std::optional<instance_types::vm_size> size;
+  failure f1_failure{why::no_type};
+  if (s.right_sized && (!reqs_changed || right_sized_allowed(reqs)))
+    size = right_size(s, tp, total, reqs, f1_failure);
+  if (from == n && !size) {
+    f = f1_failure.code == why::limits ? f1_failure : failure{why::no_type};
+    return false;
+  }
+  constexpr double none = std::numeric_limits<double>::max();
+  double cheapest = from < n ? types_[l.types[from]].price : none;
+  if (size) cheapest = std::min(cheapest, instance_types::right_sized_price(*size));
+  const type_list& before_list = lists_[static_cast<std::size_t>(s.list)];
+  double before_price =
+      s.fit_from < before_list.types.size() ? types_[before_list.types[s.fit_from]].price : none;
+  if (s.right_sized && !s.pods.empty())
+    before_price = std::min(before_price, instance_types::right_sized_price(s.size));
+  if (!s.pods.empty() && cheapest > before_price * (1 + 1e-9) &&
+      !growth_pays(s, tp, g, l, from, size, total, cheapest, before_price))
+    return f = {why::costlier}, false;
   // minValues on the NodeClaim's requirements, over the types that still fit.
   for (const auto& r : reqs.items()) {
     if (!r.min_values || *r.min_values <= 1) continue;
@@ -326,6 +355,14 @@ bool solver::filter_types(const slot& s, const tmpl& tp, pod_group& g, const req
         for (label_id v : q->values)
           if (r.has(v, t_)) seen.push_back(v);
     }
+    if (size) {
+      // The f1 option counts as one more type, and offers its family's values.
+      if (r.key == k_type_)
+        seen.push_back(no_label);
+      else if (const requirement* q = rs_reqs_.get(r.key); q && !q->complement)
+        for (label_id v : q->values)
+          if (r.has(v, t_)) seen.push_back(v);
+    }
     std::sort(seen.begin(), seen.end());
     seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
     if (static_cast<int>(seen.size()) < *r.min_values) {
@@ -336,6 +373,8 @@ bool solver::filter_types(const slot& s, const tmpl& tp, pod_group& g, const req
   }
   out.list = list;
   out.fit_from = from;
+  out.right_sized = size.has_value();
+  if (size) out.size = *size;
   return true;
 }
 
@@ -352,7 +391,9 @@ bool solver::try_slot(std::size_t si, pod_group& g, variant& v, tentative& out, 
   resources total;
   if (fresh) {
     total = s.total + g.req;
-    if (!total.fits(lists_[static_cast<std::size_t>(s.list)].max_room, nres_))
+    if (!total.fits(lists_[static_cast<std::size_t>(s.list)].max_room, nres_) &&
+        !(s.right_sized &&
+          total.fits(tmpls_[static_cast<std::size_t>(s.tmpl)].right_sized_room, nres_)))
       return f = {why::no_type}, false;
   } else if (!g.req.fits(s.remaining, nres_)) {
     return f = {why::resources}, false;
@@ -387,6 +428,12 @@ void solver::commit(std::size_t si, pod_group& g, variant& v, tentative& t, std:
     s.total += g.req;
     s.list = t.list;
     s.fit_from = t.fit_from;
+    s.right_sized = t.right_sized;
+    if (t.right_sized) {
+      s.size = t.size;
+      auto ti = static_cast<std::size_t>(s.tmpl);
+      reserve_limits(tmpls_[ti], s.tmpl, s, right_sized_capacity(s.size));
+    }
   } else {
     s.remaining -= g.req;
   }
@@ -441,7 +488,8 @@ bool solver::try_fresh(int ti, pod_group& g, variant& v, failure& f, std::uint32
   s.taints = tp.taints;
   s.ports = tp.daemon_ports;
   s.list = list_for(ti, tp.reqs);
-  if (lists_[static_cast<std::size_t>(s.list)].types.empty()) {
+  s.right_sized = tp.right_sized;
+  if (lists_[static_cast<std::size_t>(s.list)].types.empty() && !tp.right_sized) {
     if (tp.types.empty()) return f = {why::no_types_at_all}, false;
     if (apply) return f = {why::limits, no_label, ti}, false;
     // Explaining: if the pod would not fit even without limits, that is the better reason.
@@ -468,15 +516,11 @@ bool solver::try_fresh(int ti, pod_group& g, variant& v, failure& f, std::uint32
   commit(si, g, v, t, pod);
   slot& made = slots_[si];
   if (tp.limited) {
-    // Pessimistic: the largest capacity this NodeClaim might still launch.
-    // (the list's maximum: the types too small for this pod are not the largest anyway)
-    const resources& worst = lists_[static_cast<std::size_t>(made.list)].max_capacity;
-    for (std::size_t r = 0; r < max_resources; ++r)
-      if (tp.limit_remaining.v[r] != kUnlimited) tp.limit_remaining.v[r] -= worst.v[r];
+    // Pessimistic: the largest capacity this NodeClaim might still launch (the list's maximum:
+    // the types too small for this pod are not the largest anyway). An f1 claim has counted
+    // its size already and counts each step as it grows.
+    reserve_limits(tp, ti, made, lists_[static_cast<std::size_t>(made.list)].max_capacity);
     if (tp.nodes_remaining != kUnlimited) --tp.nodes_remaining;
-    // Cached type lists change only once the limits exclude some type.
-    if (!tp.max_capacity.fits(tp.limit_remaining, nres_))
-      ++limits_epoch_[static_cast<std::size_t>(ti)];
   }
   return true;
 }

@@ -166,10 +166,13 @@ void solver::finish(plan& out) {
                         [](const auto& a, const auto& b) { return a.first < b.first; }))
       std::stable_sort(priced.begin(), priced.end(), cheaper);
     if (priced.size() > opts_.max_instance_types) priced.resize(opts_.max_instance_types);
+    add_right_sized_option(s, tp, nc, priced, cts);
     bool relaxed = false;
     nc.instance_types.reserve(priced.size());
     for (const auto& [price, ti] : priced) nc.instance_types.push_back(ti);
     nc.price = priced.empty() ? 0 : priced.front().first;
+    if (nc.right_sized && nc.right_sized_rank == 0)
+      nc.price = instance_types::right_sized_price(s.size);
     // Requirements: the merged set minus simulation-only keys.
     label_id k_registered = t_.find(L::registered), k_initialized = t_.find(L::initialized);
     for (const auto& r : s.reqs.items()) {
@@ -190,7 +193,8 @@ void solver::finish(plan& out) {
     }
     if (const requirement* tr = s.reqs.get(k_type_); tr && tr->min_values) {
       nc.instance_type_min_values = tr->min_values;
-      if (static_cast<int>(nc.instance_types.size()) < *tr->min_values) relaxed = true;
+      if (static_cast<int>(nc.instance_types.size() + (nc.right_sized ? 1 : 0)) < *tr->min_values)
+        relaxed = true;
     }
     if (!s.reqs.has(k_ct_)) {
       std::sort(cts.begin(), cts.end());
@@ -204,6 +208,9 @@ void solver::finish(plan& out) {
         std::vector<label_id> seen;
         for (const auto& [price, ti] : priced)
           if (const requirement* q = types_[ti].reqs.get(r.key); q && !q->complement)
+            seen.insert(seen.end(), q->values.begin(), q->values.end());
+        if (nc.right_sized)
+          if (const requirement* q = rs_reqs_.get(r.key); q && !q->complement)
             seen.insert(seen.end(), q->values.begin(), q->values.end());
         std::sort(seen.begin(), seen.end());
         seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
@@ -229,6 +236,7 @@ plan solver::run() {
   build_resources();
   nres_ = rt_.size();
   build_types();
+  build_right_sized();
   build_templates();
   build_existing();
   build_groups();

@@ -131,6 +131,7 @@ std::optional<planned_nodeclaim> static_nodeclaim(const snapshot& snap, const st
   np.deleting = false;
   one.nodepools.push_back(std::move(np));
   one.instance_types = snap.instance_types;
+  one.right_sized = snap.right_sized;
   one.daemonsets = snap.daemonsets;
   model::pod placeholder;
   placeholder.name = name + "-static-capacity";

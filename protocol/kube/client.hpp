@@ -15,6 +15,7 @@
 
 #include "core/result.hpp"
 #include "protocol/kube/api_resource.hpp"
+#include "protocol/kube/autoscaling_v1beta1.hpp"
 #include "protocol/kube/client_config.hpp"
 #include "protocol/kube/codec.hpp"
 #include "protocol/kube/meta_types.hpp"
@@ -166,6 +167,11 @@ class client : public std::enable_shared_from_this<client> {
   template <class T>
   void get(const object_key& key, std::function<void(result<T>)> done) {
     get_raw(T::resource, key, "", typed<T>(std::move(done)));
+  }
+  // GET .../<name>/scale: the autoscaling/v1 Scale of an object of kind T.
+  template <class T>
+  void get_scale(const object_key& key, std::function<void(result<scale>)> done) {
+    get_raw(T::resource, key, "scale", typed<scale>(std::move(done)));
   }
   template <class T>
   void list(const std::string& namespace_, const list_options& options,

@@ -3,10 +3,12 @@
 // JSON fields; each is defined and instantiated (for decoder and encoder) in one codec_*.cpp.
 #include "protocol/kube/api_status.hpp"
 #include "protocol/kube/apps_v1.hpp"
+#include "protocol/kube/autoscaling_v1beta1.hpp"
 #include "protocol/kube/certificates_v1.hpp"
 #include "protocol/kube/coordination_v1.hpp"
 #include "protocol/kube/core_v1.hpp"
 #include "protocol/kube/karpenter_v1.hpp"
+#include "protocol/kube/karpenter_v1alpha1.hpp"
 #include "protocol/kube/meta_types.hpp"
 #include "protocol/kube/policy_v1.hpp"
 #include "protocol/kube/proxmox_v1alpha1.hpp"
@@ -78,6 +80,14 @@ KP_KUBE_DECLARE_FIELDS(csi_node_driver)
 KP_KUBE_DECLARE_FIELDS(csi_node)
 KP_KUBE_DECLARE_FIELDS(topology_selector_requirement)
 KP_KUBE_DECLARE_FIELDS(topology_selector_term)
+// autoscaling_v1beta1.hpp
+KP_KUBE_DECLARE_FIELDS(pod_template)
+KP_KUBE_DECLARE_FIELDS(local_object_ref)
+KP_KUBE_DECLARE_FIELDS(scalable_object_ref)
+KP_KUBE_DECLARE_FIELDS(capacity_buffer_spec)
+KP_KUBE_DECLARE_FIELDS(capacity_buffer_status)
+KP_KUBE_DECLARE_FIELDS(capacity_buffer)
+KP_KUBE_DECLARE_FIELDS(scale)
 KP_KUBE_DECLARE_FIELDS(storage_class)
 KP_KUBE_DECLARE_FIELDS(volume_attachment)
 KP_KUBE_DECLARE_FIELDS(certificate_signing_request_spec)
@@ -97,6 +107,10 @@ KP_KUBE_DECLARE_FIELDS(node_pool_disruption)
 KP_KUBE_DECLARE_FIELDS(node_pool_spec)
 KP_KUBE_DECLARE_FIELDS(node_pool_status)
 KP_KUBE_DECLARE_FIELDS(node_pool)
+// karpenter_v1alpha1.hpp
+KP_KUBE_DECLARE_FIELDS(node_overlay_spec)
+KP_KUBE_DECLARE_FIELDS(node_overlay_status)
+KP_KUBE_DECLARE_FIELDS(node_overlay)
 // proxmox_v1alpha1.hpp
 KP_KUBE_DECLARE_FIELDS(kubelet_configuration)
 KP_KUBE_DECLARE_FIELDS(instance_template_reference)

@@ -14,8 +14,15 @@ namespace kp::kube {
 
 template <class T>
 struct informer_callbacks {
+  // Applied to every decoded object (list items and events) before it is kept, e.g. to drop
+  // fields no reader uses. Optional.
+  std::function<void(T& object)> keep;
   // The complete current state after a list (the first one, and again after a 410 Expired).
-  std::function<void(std::vector<T> items, const std::string& resource_version)> on_replace;
+  // Items are shared as they are decoded, page by page: a list of 100,000 pods is never held
+  // twice (decoded and copied) while it is collected.
+  std::function<void(std::vector<std::shared_ptr<const T>> items,
+                     const std::string& resource_version)>
+      on_replace;
   // "ADDED", "MODIFIED" or "DELETED" with the object (its last state for DELETED).
   std::function<void(std::string_view type, T object)> on_event;
   // Failures the loop recovers from by itself (reported for logs and metrics). Optional.
@@ -26,17 +33,20 @@ template <class T>
 std::shared_ptr<watch_handle> start_informer(client& c, const std::string& namespace_,
                                              const reflector_options& options,
                                              informer_callbacks<T> callbacks) {
-  auto pending = std::make_shared<std::vector<T>>();
+  auto pending = std::make_shared<std::vector<std::shared_ptr<const T>>>();
   auto version = std::make_shared<std::string>();
   auto cb = std::make_shared<informer_callbacks<T>>(std::move(callbacks));
   reflector_callbacks rc;
-  rc.on_list_page = [pending, version](std::string_view body,
-                                       bool first) -> result<list_page_info> {
+  rc.on_list_page = [pending, version, cb](std::string_view body,
+                                           bool first) -> result<list_page_info> {
     if (first) pending->clear();
     auto page = decode_list<T>(body);
     if (!page) return page.error();
     if (first) *version = page->resource_version;
-    for (auto& item : page->items) pending->push_back(std::move(item));
+    for (auto& item : page->items) {
+      if (cb->keep) cb->keep(item);
+      pending->push_back(std::make_shared<const T>(std::move(item)));
+    }
     return list_page_info{page->resource_version, page->continue_token};
   };
   rc.on_list_done = [pending, version, cb] {
@@ -50,6 +60,7 @@ std::shared_ptr<watch_handle> start_informer(client& c, const std::string& names
       if (cb->on_error) cb->on_error(decoded.error());
       return;
     }
+    if (cb->keep) cb->keep(*decoded);
     if (cb->on_event) cb->on_event(type, std::move(*decoded));
   };
   rc.on_error = [cb](const kp::error& e) {

@@ -469,4 +469,11 @@ node_claim from_model(const model::nodeclaim& c) {
   return out;
 }
 
+result<std::vector<model::node_selector_requirement>> to_model(
+    const std::vector<node_selector_requirement>& in, const std::string& where) {
+  std::vector<model::node_selector_requirement> out;
+  if (auto s = requirements(in, where, out); !s) return s.error();
+  return out;
+}
+
 }  // namespace kp::kube

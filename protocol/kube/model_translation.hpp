@@ -5,6 +5,7 @@
 // field path, as is an unknown selector operator ("invalid_object").
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/model/node.hpp"
 #include "core/model/nodeclaim.hpp"
@@ -27,6 +28,9 @@ result<model::pod> to_model(const pod& p);
 result<model::node> to_model(const node& n, const csi_node* csi = nullptr);
 result<model::nodepool> to_model(const node_pool& p);
 result<model::nodeclaim> to_model(const node_claim& c);
+// A requirement list; `where` names the field in errors ("spec.requirements[2].operator: ...").
+result<std::vector<model::node_selector_requirement>> to_model(
+    const std::vector<node_selector_requirement>& in, const std::string& where);
 
 // A NodeClaim to create from the model (metadata.name or generateName, labels, annotations,
 // spec); status is left for the controller to write through the status subresource.

@@ -1,7 +1,7 @@
 #pragma once
 // Test controls under /sim/v1/ (admin only): drop every watch, make the next watch or continued
 // list answer 410 Expired, shrink the watch history, flip a node condition, switch simulated
-// controllers, and read counters.
+// controllers, bulk-load objects (POST /sim/v1/objects {"items": [...]}) and read counters.
 #include <boost/json/object.hpp>
 #include <map>
 #include <string>

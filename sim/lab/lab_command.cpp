@@ -4,12 +4,14 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "sim/lab/child_process.hpp"
+#include "sim/lab/lab_view.hpp"
 #include "sim/lab/lab_world.hpp"
 #include "sim/lab/scenario.hpp"
 #include "sim/lab/scenario_runner.hpp"
@@ -23,13 +25,16 @@ namespace {
 
 constexpr const char* usage =
     "usage: karpenter-proxmox lab [--scenario FILE] [--apply FILE...] [--work-dir DIR] [--keep]\n"
-    "                             [--print-scenario]\n"
+    "                             [--view] [--print-scenario]\n"
     "Starts kube-sim and pve-sim on free loopback ports, then the controller, plays a scenario\n"
     "(the embedded default without --scenario or --apply) with live progress, and prints a\n"
     "summary. Exit code 0 when every expect passed, 1 otherwise.\n"
     "--apply FILE...  applies your manifests (YAML, several documents each) once the world is up,\n"
     "                 plays --scenario if given, then keeps the live view running until Ctrl-C,\n"
-    "                 which prints the summary, stops every process of the lab and exits 0.\n";
+    "                 which prints the summary, stops every process of the lab and exits 0.\n"
+    "--view           shows `karpenter-proxmox view` (hosts, NUMA nodes, VMs, pods) beside the\n"
+    "                 progress: redrawn every 2 s on a terminal; off one, a frame after each\n"
+    "                 2 s in which something progressed.\n";
 
 // Set by SIGINT/SIGTERM while the live view runs: the view ends and the lab stops cleanly.
 volatile sig_atomic_t stop_requested = 0;
@@ -66,6 +71,7 @@ int run_lab_command(const std::vector<std::string>& args, const std::string& sel
   std::string scenario_file, work_dir;
   std::vector<std::string> manifests;
   bool keep = false;
+  bool with_view = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
     if (a.rfind("--", 0) != 0 && a.rfind("-", 0) == 0) a = "-" + a;
@@ -82,6 +88,8 @@ int run_lab_command(const std::vector<std::string>& args, const std::string& sel
       return 0;
     } else if (a == "--keep") {
       keep = true;
+    } else if (a == "--view") {
+      with_view = true;
     } else if (a == "--scenario" || a.rfind("--scenario=", 0) == 0) {
       scenario_file = value("--scenario");
       if (scenario_file.empty()) return bad_usage("--scenario needs a file");
@@ -161,17 +169,30 @@ int run_lab_command(const std::vector<std::string>& args, const std::string& sel
     }
     print("lab: applied " + name);
   }
+  // With --view, progress goes through the view, which keeps it beside its frames.
+  std::unique_ptr<lab_view> view;
+  progress_sink progress = print;
+  if (with_view) {
+    lab_view_options o;
+    o.binary = binary;
+    o.terminal = isatty(STDOUT_FILENO) == 1;
+    const char* no_colour = std::getenv("NO_COLOR");
+    o.colour = o.terminal && (no_colour == nullptr || *no_colour == '\0');
+    view = std::make_unique<lab_view>(world, o);
+    progress = [&view](const std::string& line) { view->progress(line); };
+  }
   run_report report;
-  if (play) report = run_scenario(world, *sc, print);
+  if (play) report = run_scenario(world, *sc, progress);
   if (!manifests.empty() && report.passed) {
     if (!play) report.scenario = "your manifests";
-    print("lab: live view; Ctrl-C ends the lab");
+    progress("lab: live view; Ctrl-C ends the lab");
     live_view = 1;
     watch_world(
-        world, report, [] { return stop_requested != 0; }, print);
+        world, report, [] { return stop_requested != 0; }, progress);
     live_view = 0;
-    print("lab: stopping");
+    progress("lab: stopping");
   }
+  view.reset();
   std::cout << report.summary() << std::flush;
   if (!report.passed) {
     world.keep_files();

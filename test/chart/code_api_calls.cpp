@@ -6,10 +6,12 @@
 #include <sstream>
 
 #include "protocol/kube/apps_v1.hpp"
+#include "protocol/kube/autoscaling_v1beta1.hpp"
 #include "protocol/kube/certificates_v1.hpp"
 #include "protocol/kube/coordination_v1.hpp"
 #include "protocol/kube/core_v1.hpp"
 #include "protocol/kube/karpenter_v1.hpp"
+#include "protocol/kube/karpenter_v1alpha1.hpp"
 #include "protocol/kube/policy_v1.hpp"
 #include "protocol/kube/proxmox_v1alpha1.hpp"
 #include "protocol/kube/storage_v1.hpp"
@@ -47,6 +49,7 @@ const std::map<std::string, resource_name>& resources() {
                                                       KP_KIND(persistent_volume_claim),
                                                       KP_KIND(node_claim),
                                                       KP_KIND(node_pool),
+                                                      KP_KIND(node_overlay),
                                                       KP_KIND(pod_disruption_budget),
                                                       KP_KIND(proxmox_node_class),
                                                       KP_KIND(proxmox_template),
@@ -54,7 +57,9 @@ const std::map<std::string, resource_name>& resources() {
                                                       KP_KIND(csi_node),
                                                       KP_KIND(storage_class),
                                                       KP_KIND(volume_attachment),
-                                                      KP_KIND(certificate_signing_request)};
+                                                      KP_KIND(certificate_signing_request),
+                                                      KP_KIND(capacity_buffer),
+                                                      KP_KIND(pod_template)};
 #undef KP_KIND
   return m;
 }
@@ -133,7 +138,8 @@ void scan_file(const fs::path& path, const std::string& shown, scan_result& out)
       {"get", {"get"}},       {"create", {"create"}},
       {"update", {"update"}}, {"update_status", {"update"}},
       {"patch", {"patch"}},   {"remove", {"delete"}},
-      {"list", {"list"}},     {"update_with_retry", {"get", "update"}}};
+      {"list", {"list"}},     {"update_with_retry", {"get", "update"}},
+      {"get_scale", {"get"}}};
 
   for (auto at = text.find("->"); at != std::string::npos; at = text.find("->", at + 2)) {
     std::size_t i = at + 2;
@@ -164,6 +170,7 @@ void scan_file(const fs::path& path, const std::string& shown, scan_result& out)
     }
     std::string sub;
     if (name == "update_status") sub = "status";
+    if (name == "get_scale") sub = "scale";
     if (name == "patch" && trim_right(call_arguments(text, close + 1)).ends_with("\"status\"")) {
       sub = "status";
     }

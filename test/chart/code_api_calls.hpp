@@ -1,6 +1,6 @@
 #pragma once
 // The Kubernetes API calls the controller's code makes, read from its sources: every kube::client
-// call (get, create, update, update_status, update_with_retry, patch, remove, evict) with the
+// call (get, get_scale, create, update, update_status, update_with_retry, patch, remove, evict) with the
 // object type it names, and every informer (list and watch). A call through a template parameter
 // (`get<T>`) counts once for each type the enclosing function template is instantiated with in
 // the same file. The result is what RBAC must grant: (API group, resource[/subresource], verb).

@@ -21,6 +21,8 @@ TEST(SettingsHelp, ListsEveryFlagVariableAndDefault) {
   EXPECT_NE(help.find("env METRICS_PORT, default 8080"), std::string::npos);
   EXPECT_NE(help.find("env REGISTRATION_TIMEOUT, default 15m0s"), std::string::npos);
   EXPECT_NE(help.find("karpenter-proxmox lab"), std::string::npos);
+  EXPECT_NE(help.find("karpenter-proxmox [flags] plan -f FILE"), std::string::npos);
+  EXPECT_NE(help.find("karpenter-proxmox [flags] view [--once]"), std::string::npos);
 }
 
 TEST(SettingsDocs, TheGeneratedPartOfDocsSettingsMdMatchesTheTable) {

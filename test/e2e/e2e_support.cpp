@@ -1,9 +1,13 @@
 #include "test/e2e/e2e_support.hpp"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/json.hpp>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 
 #include "sim/lab/scenario.hpp"
 #include "sim/lab/scenario_runner.hpp"
@@ -309,6 +313,44 @@ long e2e_test::pve_requests(const std::string& key) {
   auto own = world->own_pve_requests();
   if (auto it = own.find(key); it != own.end()) n -= it->second;
   return n;
+}
+
+long e2e_test::kube_requests_by_method(bool gets) {
+  auto r = world->kube().call("GET", "/sim/v1/stats");
+  if (!r.ok() || !r->ok()) return -1;
+  long n = 0;
+  const auto stats = r->json();  // kept: the loop reads into it
+  for (const auto& [method, count] : stats.at("requestsByMethod").as_object())
+    if ((method == "GET") == gets) n += count.to_number<long>();
+  return n;
+}
+
+long e2e_test::pve_requests_by_method(bool gets) {
+  auto r = world->pve().call("GET", "/sim/v1/stats");
+  if (!r.ok() || !r->ok()) return -1;
+  long n = 0;
+  const auto stats = r->json();  // kept: the loop reads into it
+  for (const auto& e : stats.at("requests").as_array())
+    if ((e.at("method").as_string() == "GET") == gets) n += e.at("count").to_number<long>();
+  return n;
+}
+
+std::string controller_binary() {
+  const char* d = std::getenv("KP_BIN_DIR");
+  return std::string(d != nullptr ? d : "build/bin") + "/karpenter-proxmox";
+}
+
+command_result run_command(const std::string& command, const std::string& err_path) {
+  command_result r;
+  FILE* p = popen((command + " 2>" + err_path).c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  while (auto n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
+  int st = pclose(p);
+  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  std::ifstream in(err_path);
+  r.err = std::string(std::istreambuf_iterator<char>(in), {});
+  return r;
 }
 
 }  // namespace kp::e2e

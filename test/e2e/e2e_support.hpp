@@ -46,6 +46,18 @@ struct cluster_view {
   std::string text() const;  // for failure messages
 };
 
+// $KP_BIN_DIR/karpenter-proxmox, run as a command by the tests of its subcommands.
+std::string controller_binary();
+
+struct command_result {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+// Runs a shell command with stdout (a pipe, so not a terminal) and stderr (through the file
+// `err_path`) kept apart.
+command_result run_command(const std::string& command, const std::string& err_path);
+
 // The lab options of the tests: binaries from $KP_BIN_DIR, pve-sim 4x faster than real time,
 // no consolidation, registration and launch timeouts of 20 s.
 lab::lab_options e2e_options();
@@ -88,6 +100,10 @@ class e2e_test : public ::testing::Test {
   std::string pve_config_digest(const std::string& node, int vmid);
   // Requests pve-sim answered by "METHOD templated-path", the lab's own subtracted.
   long pve_requests(const std::string& key);
+  // Requests each simulator answered since it started, GETs or all the others (the writes);
+  // -1 when its statistics cannot be read.
+  long kube_requests_by_method(bool gets);
+  long pve_requests_by_method(bool gets);
 
   std::unique_ptr<lab::lab_world> world;
 };

@@ -1,5 +1,5 @@
-// `karpenter-proxmox lab`: the default scenario passes within a minute and prints its summary;
-// bad usage exits 2.
+// `karpenter-proxmox lab`: the default scenario passes within a minute and prints its summary,
+// with `--view` beside frames of the view; bad usage exits 2.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -53,6 +53,22 @@ TEST(LabCommand, theDefaultScenarioPassesWithinAMinuteAndPrintsItsSummary) {
   EXPECT_NE(r.out.find("time to all pods Running: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("creation requests per VM"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("controller: peak RSS"), std::string::npos) << r.out;
+}
+
+TEST(LabCommand, withViewItPrintsFramesOfEveryHostAndItsNumaNodesBesideItsProgress) {
+  if (access(controller().c_str(), X_OK) != 0) GTEST_SKIP() << controller() << " is not built";
+  auto r = run(controller() + " lab --view");
+  EXPECT_EQ(r.code, 0) << r.out;
+  // Off a terminal: progress lines as they come, and plain frames between them.
+  EXPECT_NE(r.out.find("karpenter-proxmox view  cluster lab"), std::string::npos) << r.out;
+  for (const char* host : {"pve1", "pve2", "pve3"}) {
+    const auto at = r.out.find(std::string("pve-sim/") + host + "  online  CPU [");
+    ASSERT_NE(at, std::string::npos) << host << ":\n" << r.out;
+    EXPECT_EQ(r.out.find("\n  NUMA 0   CPU [", at), r.out.find('\n', at)) << r.out;
+  }
+  EXPECT_NE(r.out.find("    VM "), std::string::npos) << "no node VM in any frame:\n" << r.out;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("time to all pods Running: "), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -19,35 +19,6 @@ namespace {
 
 namespace json = boost::json;
 
-struct run_result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string controller_binary() {
-  const char* d = std::getenv("KP_BIN_DIR");
-  return std::string(d != nullptr ? d : "build/bin") + "/karpenter-proxmox";
-}
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// Runs the command with stdout and stderr kept apart (stderr through a file).
-run_result run(const std::string& command, const std::string& err_path) {
-  run_result r;
-  FILE* p = popen((command + " 2>" + err_path).c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  while (auto n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
-  int st = pclose(p);
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.err = read_all(err_path);
-  return r;
-}
-
 void write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path);
   out << text;
@@ -74,34 +45,9 @@ spec:
 
 class plan_command : public e2e_test {
  protected:
-  // Requests that are not GETs, as each simulator counts them.
-  long kube_writes() {
-    auto r = world->kube().call("GET", "/sim/v1/stats");
-    if (!r.ok() || !r->ok()) return -1;
-    long n = 0;
-    const auto stats = r->json();  // kept: the loop reads into it
-    for (const auto& [method, count] : stats.at("requestsByMethod").as_object())
-      if (method != "GET") n += count.to_number<long>();
-    return n;
-  }
-  long pve_writes() {
-    auto r = world->pve().call("GET", "/sim/v1/stats");
-    if (!r.ok() || !r->ok()) return -1;
-    long n = 0;
-    const auto stats = r->json();  // kept: the loop reads into it
-    for (const auto& e : stats.at("requests").as_array())
-      if (e.at("method").as_string() != "GET") n += e.at("count").to_number<long>();
-    return n;
-  }
-  long pve_reads() {
-    auto r = world->pve().call("GET", "/sim/v1/stats");
-    if (!r.ok() || !r->ok()) return -1;
-    long n = 0;
-    const auto stats = r->json();  // kept: the loop reads into it
-    for (const auto& e : stats.at("requests").as_array())
-      if (e.at("method").as_string() == "GET") n += e.at("count").to_number<long>();
-    return n;
-  }
+  long kube_writes() { return kube_requests_by_method(false); }
+  long pve_writes() { return pve_requests_by_method(false); }
+  long pve_reads() { return pve_requests_by_method(true); }
   std::string command(const std::string& file, const std::string& output) {
     std::string c = controller_binary();
     for (const auto& [k, v] : world->controller_settings()) c += " '--" + k + "=" + v + "'";
@@ -124,7 +70,7 @@ TEST_F(plan_command, printsTheNodeClaimItWouldCreateWhileNeitherSimulatorSeesAWr
   const long kube_before = kube_writes(), pve_before = pve_writes(), reads_before = pve_reads();
   ASSERT_GE(kube_before, 0);
   ASSERT_GE(pve_before, 0);
-  auto r = run(command(file, "json"), world->work_dir() + "/plan.err");
+  auto r = run_command(command(file, "json"), world->work_dir() + "/plan.err");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   json::value parsed;
   ASSERT_NO_THROW(parsed = json::parse(r.out)) << r.out;
@@ -151,7 +97,7 @@ TEST_F(plan_command, printsTheNodeClaimItWouldCreateWhileNeitherSimulatorSeesAWr
   EXPECT_FALSE(pending[0].at("reason").as_string().empty());
 
   // The same as text, for a person.
-  auto text = run(command(file, "text"), world->work_dir() + "/plan-text.err");
+  auto text = run_command(command(file, "text"), world->work_dir() + "/plan-text.err");
   ASSERT_EQ(text.code, 0) << text.out << text.err;
   EXPECT_NE(text.out.find("NodeClaims it would create: 1"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("on host " + std::string(claim.at("host").as_string())),
@@ -188,7 +134,7 @@ spec:
     spec:
       containers: [{name: app, image: pause, resources: {requests: {cpu: lots}}}]
 )");
-  auto r = run(controller_binary() + " plan -f " + file, std::string(dir) + "/err");
+  auto r = run_command(controller_binary() + " plan -f " + file, std::string(dir) + "/err");
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(r.out, "");
   ASSERT_FALSE(r.err.empty());
@@ -197,11 +143,11 @@ spec:
   EXPECT_NE(r.err.find("cpu"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("lots"), std::string::npos) << r.err;
 
-  auto missing = run(controller_binary() + " plan -f " + std::string(dir) + "/none.yaml",
-                     std::string(dir) + "/err");
+  auto missing = run_command(controller_binary() + " plan -f " + std::string(dir) + "/none.yaml",
+                             std::string(dir) + "/err");
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.err.find("none.yaml"), std::string::npos) << missing.err;
-  auto usage = run(controller_binary() + " plan", std::string(dir) + "/err");
+  auto usage = run_command(controller_binary() + " plan", std::string(dir) + "/err");
   EXPECT_EQ(usage.code, 2);
   EXPECT_NE(usage.err.find("-f FILE is required"), std::string::npos) << usage.err;
   std::remove(file.c_str());

@@ -186,5 +186,29 @@ TEST(Endpoints, MetricsServesTheTextFormat) {
   EXPECT_EQ(call(handler, "/").status, 404);
 }
 
+TEST(Endpoints, MetricsNamedInTheQueryAreTheOnlyOnesServedAndPerObjectFamiliesOnlyWhenNamed) {
+  auto m = std::make_shared<metrics_registry>();
+  register_build_info(m->registry(), "9.9.9");
+  prometheus::BuildCounter().Name("kp_a_total").Help("h").Register(m->registry()).Add({});
+  prometheus::BuildCounter().Name("kp_b_total").Help("h").Register(m->registry()).Add({});
+  prometheus::BuildCounter()
+      .Name("kp_per_pod")
+      .Help("h")
+      .Register(m->per_object_registry())
+      .Add({{"name", "p1"}});
+  auto handler = metrics_endpoint(m);
+  auto one = call(handler, "/metrics?name=kp_a_total");
+  EXPECT_NE(one.body.find("kp_a_total 0"), std::string::npos) << one.body;
+  EXPECT_EQ(one.body.find("kp_b_total"), std::string::npos) << one.body;
+  EXPECT_EQ(one.body.find("kp_per_pod"), std::string::npos) << one.body;
+  auto two = call(handler, "/metrics?name[]=kp_b_total&name%5B%5D=kp_per_pod");
+  EXPECT_NE(two.body.find("kp_b_total 0"), std::string::npos) << two.body;
+  EXPECT_NE(two.body.find("kp_per_pod{name=\"p1\"} 0"), std::string::npos) << two.body;
+  EXPECT_EQ(two.body.find("karpenter_build_info"), std::string::npos) << two.body;
+  auto all = call(handler, "/metrics");
+  for (const char* family : {"karpenter_build_info", "kp_a_total", "kp_b_total", "kp_per_pod"})
+    EXPECT_NE(all.body.find(family), std::string::npos) << family;
+}
+
 }  // namespace
 }  // namespace kp::obs

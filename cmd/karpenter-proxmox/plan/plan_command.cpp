@@ -4,20 +4,11 @@
 #include <cstdio>
 #include <memory>
 
-#include "cmd/karpenter-proxmox/api_clients.hpp"
-#include "cmd/karpenter-proxmox/plan/live_world.hpp"
+#include "cmd/karpenter-proxmox/plan/live_reader.hpp"
 #include "cmd/karpenter-proxmox/plan/plan_report.hpp"
 #include "cmd/karpenter-proxmox/plan/what_if.hpp"
 #include "cmd/karpenter-proxmox/plan/workload_file.hpp"
-#include "config/clusters_file.hpp"
-#include "config/instance_types_file.hpp"
-#include "config/node_settings_file.hpp"
 #include "core/parse_number.hpp"
-#include "observability/logging.hpp"
-#include "observability/redaction.hpp"
-#include "protocol/kube/client.hpp"
-#include "protocol/proxmox/client.hpp"
-#include "protocol/transport/io_runtime.hpp"
 
 namespace kp::plan {
 namespace {
@@ -90,14 +81,6 @@ result<plan_args> parse_args(const std::vector<std::string>& args) {
   return out;
 }
 
-transport::failure_reporter stderr_failures() {
-  return [](std::string_view where, std::string_view what) {
-    std::fprintf(stderr, "karpenter-proxmox: plan: a callback threw in %.*s: %.*s\n",
-                 static_cast<int>(where.size()), where.data(), static_cast<int>(what.size()),
-                 what.data());
-  };
-}
-
 }  // namespace
 
 int run_plan_command(const std::vector<std::string>& args, const config::settings& settings) {
@@ -107,67 +90,37 @@ int run_plan_command(const std::vector<std::string>& args, const config::setting
     std::fputs(usage, stdout);
     return 0;
   }
-  // Logs (warnings of the clients) go to stderr, so stdout holds the report alone.
-  obs::log_options log_options;
-  log_options.level = obs::log_level::warn;
-  log_options.output_paths = {"stderr"};
-  if (auto logging = obs::setup_logging(log_options); !logging) {
-    return refuse(logging.error().message);
-  }
+  if (auto logging = log_warnings_to_stderr(); !logging) return refuse(logging.error().message);
 
   auto added = read_workload_file(parsed->file);
   if (!added) return refuse(added.error().message);
-  auto clusters = config::load_clusters_file(settings.cloud_config);
-  if (!clusters) return refuse(clusters.error().message);
-  for (const auto& c : clusters->clusters) {
-    obs::register_secret(c.token_secret.reveal());
-    obs::register_secret(c.password.reveal());
-  }
-  auto node_settings = config::load_node_settings_file(settings.node_setting_file);
-  if (!node_settings) return refuse(node_settings.error().message);
-  auto types = config::load_instance_types(settings);
-  if (!types) return refuse(types.error().message);
-  auto kube_config = cmd::kube_client_config(settings);
-  if (!kube_config) return refuse(kube_config.error().message);
-
-  auto io = std::make_unique<transport::io_runtime>(1, stderr_failures());
-  kube::client_options kube_options;
-  kube_options.qps = settings.kube_client_qps;
-  kube_options.burst = settings.kube_client_burst;
-  kube_options.on_failure = stderr_failures();
-  auto kube = kube::client::create(io->context(), *kube_config, kube_options);
-  if (!kube) return refuse("kubernetes client: " + kube.error().message);
+  auto files = load_controller_files(settings);
+  if (!files) return refuse(files.error().message);
+  auto reader = live_reader::create(settings, files->clusters, "plan");
+  if (!reader) return refuse(reader.error().message);
 
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(parsed->timeout_seconds);
-  auto world = read_kubernetes(**kube, settings.cluster_name, deadline);
+  auto world = (*reader)->read(deadline);
   if (!world) {
     std::fprintf(stderr, "karpenter-proxmox: plan: reading Kubernetes: %s\n",
                  world.error().message.c_str());
     return 1;
   }
-  std::vector<std::shared_ptr<proxmox::client>> proxmox_clients;
-  for (const auto& c : clusters->clusters) {
-    auto client = std::make_shared<proxmox::client>(
-        io->context(), cmd::proxmox_client_settings(settings, c, stderr_failures()));
-    proxmox_clients.push_back(client);
-    world->regions.push_back(read_region(*client, c.region, deadline));
-  }
-  for (auto& client : proxmox_clients) client->close();
+  reader->reset();  // the clients are done: closed before the decisions
 
   what_if_input in;
   in.world = std::move(*world);
   in.added = std::move(*added);
-  in.instance_types = std::move(*types);
+  in.instance_types = std::move(files->instance_types);
   in.settings = settings;
-  if (!node_settings->hosts.empty()) in.node_settings = std::move(*node_settings);
+  in.node_settings = std::move(files->node_settings);
   in.now_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                        std::chrono::system_clock::now().time_since_epoch())
                        .count();
   auto report = run_what_if(in);
   const auto text = parsed->json ? render_json(report) : render_text(report);
   std::fwrite(text.data(), 1, text.size(), stdout);
-  io->stop();
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include "actors/disruption/disruption_input.hpp"
 #include "actors/nodeclaim/launch_plan.hpp"
 #include "actors/provisioning/scheduling_input.hpp"
+#include "cmd/karpenter-proxmox/plan/live_placement.hpp"
 #include "cmd/karpenter-proxmox/plan/workload_file.hpp"
 #include "core/disruption/conservative.hpp"
 #include "core/disruption/planner.hpp"
@@ -61,47 +62,6 @@ disruption::planner_options planner_options(const config::settings& s) {
   c.min_node_age = duration_cast<std::chrono::seconds>(s.min_node_age);
   c.load_headroom = s.load_headroom;
   return disruption::conservative_mode(c, opts);
-}
-
-// Placement's view of every region, as the region actor rebuilds it after a refresh.
-struct region_hosts {
-  const region_reading* reading = nullptr;
-  std::vector<placement::host_state> hosts;
-  placement::placement_cursor cursor;
-};
-
-std::map<std::string, region_hosts> placement_view(const what_if_input& in,
-                                                   std::vector<std::string>& notes) {
-  std::map<std::string, region_hosts> out;
-  const auto* file = in.node_settings ? &*in.node_settings : nullptr;
-  for (const auto& r : in.world.regions) {
-    if (!r.error.empty()) {
-      notes.push_back("region " + r.region + " not read (offers nothing): " + r.error);
-      continue;
-    }
-    auto& view = out[r.region];
-    view.reading = &r;
-    for (const auto& [name, host] : r.hosts) {
-      auto topology = region::host_topology_of(r.region, host, r.vms, file);
-      if (!topology) {
-        if (host.online()) {
-          notes.push_back("region " + r.region + " host " + name +
-                          " left out of placement: " + topology.error().message);
-        }
-        continue;
-      }
-      view.hosts.push_back(
-          region::placement_host_of(host, topology->topology, r.vms, {}, in.world.cluster_name));
-    }
-  }
-  return out;
-}
-
-double offering_price(const instance_types::instance_type& type, const std::string& region,
-                      const std::string& host, double fallback) {
-  for (const auto& o : type.offerings)
-    if (o.region == region && o.zone == host) return o.price;
-  return fallback;
 }
 
 // What the NodeClaim's launch would do: the node class's template and region, the cheapest
@@ -204,13 +164,9 @@ what_if_report run_what_if(const what_if_input& in) {
   const auto snap = with_added_pods(in.world.snapshot, in.added);
 
   // Offerings follow the hosts' free capacity, as before each provisioning batch.
-  auto regions = placement_view(in, report.notes);
-  auto types = in.instance_types;
-  std::vector<instance_types::zone_capacity> zones;
-  for (const auto& [name, view] : regions)
-    for (const auto& h : view.hosts)
-      zones.push_back({name, h.name(), h.free_cpus(), h.free_memory(), h.online});
-  if (!zones.empty()) instance_types::build_offerings(types, zones);
+  auto regions =
+      placement_view(in.world, in.node_settings ? &*in.node_settings : nullptr, report.notes);
+  const auto types = offered_types(in.instance_types, regions);
 
   auto input = actors::provisioning::build_scheduling_input(snap, {}, {}, types);
   for (const auto& s : input.skipped_pools) report.notes.push_back(s);

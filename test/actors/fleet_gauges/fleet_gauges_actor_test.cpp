@@ -181,6 +181,37 @@ TEST_F(FleetGauges, setsEachHostsFiguresOnEveryRefreshAndDropsHostsThatLeave) {
   caf::anon_send_exit(region, caf::exit_reason::user_shutdown);
 }
 
+TEST_F(FleetGauges, setsEachNumaNodesFreeCpusAndMemoryAndDropsThemWithTheirHost) {
+  auto capacity = std::make_shared<std::vector<host_capacity>>(std::vector<host_capacity>{
+      {"pve1", true, 28, 60LL << 30, {{0, 12, 30LL << 30}, {1, 16, 31LL << 30}}}});
+  auto region = sys().spawn(fake_region, capacity);
+  auto ctx = context();
+  ctx.regions = {{"region-1", region}};
+  auto gauges = spawn_fleet_gauges(sys(), ctx);
+  sched().run();
+  const prometheus::Labels numa0{{"region", "region-1"}, {"host", "pve1"}, {"numa", "0"}};
+  const prometheus::Labels numa1{{"region", "region-1"}, {"host", "pve1"}, {"numa", "1"}};
+  EXPECT_EQ(metrics_->numa_free_cpus.Add(numa0).Value(), 12);
+  EXPECT_EQ(metrics_->numa_free_cpus.Add(numa1).Value(), 16);
+  EXPECT_EQ(metrics_->numa_free_memory.Add(numa0).Value(), 30.0 * (1LL << 30));
+  EXPECT_EQ(metrics_->numa_free_memory.Add(numa1).Value(), 31.0 * (1LL << 30));
+
+  // A pinned VM takes 4 CPUs of node 1; node 0 is no longer reported, then the host goes.
+  *capacity = {{"pve1", true, 24, 56LL << 30, {{1, 12, 27LL << 30}}}};
+  sched().advance_time(10s);
+  sched().run();
+  EXPECT_EQ(metrics_->numa_free_cpus.Add(numa1).Value(), 12);
+  EXPECT_FALSE(metrics_->numa_free_cpus.Has(numa0));
+  EXPECT_FALSE(metrics_->numa_free_memory.Has(numa0));
+  capacity->clear();
+  sched().advance_time(10s);
+  sched().run();
+  EXPECT_FALSE(metrics_->numa_free_cpus.Has(numa1));
+  EXPECT_FALSE(metrics_->numa_free_memory.Has(numa1));
+  caf::anon_send_exit(gauges, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(region, caf::exit_reason::user_shutdown);
+}
+
 TEST_F(FleetGauges, aRegionThatDoesNotAnswerKeepsItsHostsLastFigures) {
   auto capacity = std::make_shared<std::vector<host_capacity>>(
       std::vector<host_capacity>{{"pve1", true, 8, 1}});

@@ -143,6 +143,27 @@ TEST(LaunchPlan, TheCheapestTypeThatMatchesAndHoldsTheRequestsWins) {
   EXPECT_EQ(cheapest_instance_type(types, arm, "r1").error().code, "no_capacity");
 }
 
+TEST(LaunchPlan, ARightSizedNameTheClaimListsIsBuiltWithTheMemoryOverheadAndWinsWhenCheaper) {
+  auto types = instance_types::builtin_instance_types();
+  auto c = claim();
+  c.spec.resource_requests["cpu"] = "3";
+  c.spec.resource_requests["memory"] = "5Gi";
+  c.spec.requirements.push_back({"node.kubernetes.io/instance-type",
+                                 "In",
+                                 {"f1.4VCPU-6144MB", "c1.4VCPU-8GB"},
+                                 std::nullopt});
+  auto t = cheapest_instance_type(types, c, "r1", 0.075);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->name, "f1.4VCPU-6144MB");
+  EXPECT_EQ(t->family, "f1");
+  EXPECT_EQ(t->vm_cpus, 4);
+  EXPECT_EQ(t->vm_memory_bytes, 6144LL * 1024 * 1024);
+  EXPECT_LT(t->capacity.milli("memory"), 6144LL * 1024 * 1024 * 1000);
+  // A size too small for the requests is never launched, even when it is the only f1 listed.
+  c.spec.requirements.back().values = {"f1.3VCPU-6144MB", "c1.4VCPU-8GB"};
+  EXPECT_EQ(cheapest_instance_type(types, c, "r1", 0.075)->name, "c1.4VCPU-8GB");
+}
+
 TEST(LaunchPlan, ZonesComeFromTheClaimAndTheNodeClassExclusions) {
   auto s = world();
   auto c = claim();

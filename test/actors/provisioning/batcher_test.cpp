@@ -25,6 +25,7 @@ protocol::provisioner_actor::behavior_type recording_provisioner(
   return {
       [](protocol::snapshot_ptr&) {},
       [out](protocol::batch_closed& b) { out->batches.push_back(b); },
+      [](protocol::buffer_pods&) {},
   };
 }
 

@@ -196,5 +196,30 @@ TEST(SchedulingInput, NominatedPodsStayOnTheirClaimUntilItIsInitialized) {
   EXPECT_EQ(in.snap.pods.size(), 2u);
 }
 
+TEST(SchedulingInput, AnInFlightRightSizedClaimCountsWithTheSizeItNames) {
+  auto c = in_flight_claim("good-f1abc");
+  c.requirements.back().values = {"f1.6VCPU-10240MB", "c1.2VCPU-4GB"};
+  auto cap = pessimistic_capacity(c, types(), 0.075);
+  EXPECT_EQ(cap.milli("cpu"), 6000);
+  // 10240Mi less 7.5% (VM_MEMORY_OVERHEAD_PERCENT), as the f1 type is built.
+  EXPECT_EQ(cap.milli("memory"), (10240LL - 768) * 1024 * 1024 * 1000);
+}
+
+TEST(SchedulingInput, RightSizedRoomComesFromTheHostsOrElseTheSelectedZones) {
+  protocol::cluster_snapshot s;
+  auto nc = node_class("default");
+  nc.status.selected_zones = {"region1/pve1/9000"};
+  s.node_classes = objects<kube::proxmox_node_class>({nc});
+  auto without = build_scheduling_input(s, {}, {}, types(), {0.075, {}});
+  ASSERT_EQ(without.snap.right_sized.zones.size(), 1u);
+  EXPECT_EQ(without.snap.right_sized.zones[0].zone, "pve1");
+  EXPECT_DOUBLE_EQ(without.snap.right_sized.memory_overhead_percent, 0.075);
+  auto with = build_scheduling_input(
+      s, {}, {}, types(), {0.075, {{"region1", "pve2", 8, std::int64_t{16} << 30, true}}});
+  ASSERT_EQ(with.snap.right_sized.zones.size(), 1u);
+  EXPECT_EQ(with.snap.right_sized.zones[0].zone, "pve2");
+  EXPECT_EQ(with.snap.right_sized.zones[0].free_cpus, 8);
+}
+
 }  // namespace
 }  // namespace kp::actors::provisioning

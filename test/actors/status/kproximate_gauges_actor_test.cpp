@@ -64,6 +64,15 @@ TEST_F(KproximateGauges, sumTheRegionsVmsAndTheSnapshotsFiguresOnEveryRefresh) {
   EXPECT_EQ(value(metrics_->memory_allocatable_total), 8.0 * 1024 * 1024 * 1024);
   EXPECT_EQ(value(metrics_->kpnodes_total), 7);
 
+  // A new snapshot is summed on the next tick (the same one is not summed again).
+  caf::anon_send(
+      gauges, test::snapshot_builder().add(test::make_node("kp-3", "general", "8", "4Gi")).build());
+  sched().run();
+  sched().advance_time(5s);
+  sched().run();
+  EXPECT_EQ(value(metrics_->kpnodes_running), 1);
+  EXPECT_EQ(value(metrics_->cpu_provisioned_total), 8);
+
   caf::anon_send_exit(gauges, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(r1, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(r2, caf::exit_reason::user_shutdown);

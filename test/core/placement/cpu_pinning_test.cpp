@@ -94,6 +94,19 @@ TEST(CpuPinning, UnpinnedVmsKeepTheirShareOfCpus) {
   EXPECT_TRUE(choose_pinning(host, 2, gib));
 }
 
+TEST(CpuPinning, EachNumaNodeCountsItsOwnPinnedCpusAndUnpinnedVmsOnlyOnTheHost) {
+  auto host = make_host("pve1");
+  auto p = choose_pinning(host, 4, 8 * gib);
+  ASSERT_TRUE(p);
+  host.add({7, 4, 8 * gib, p->cpus, p->numa, true});
+  host.add({8, 6, 2 * gib, {}, {}, true});
+  const int pinned_node = p->numa.front().host_node;
+  EXPECT_EQ(host.numa_free_cpus(static_cast<std::size_t>(pinned_node)), 12);
+  EXPECT_EQ(host.numa_free_cpus(static_cast<std::size_t>(1 - pinned_node)), 16);
+  EXPECT_EQ(host.free_cpus(), 32 - 4 - 6);
+  EXPECT_EQ(host.numa_free_cpus(2), 0) << "a node the host does not have";
+}
+
 TEST(CpuPinning, RemovingAVmFreesItsCpusForTheNext) {
   auto host = make_host("pve1");
   auto p = choose_pinning(host, 16, 8 * gib);

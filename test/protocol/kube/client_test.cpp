@@ -420,9 +420,9 @@ TEST_F(ScriptedServer, theInformerResumesFromTheLastVersionAndRelistsWhenExpired
     }
   });
   informer_callbacks<node> cb;
-  cb.on_replace = [seen](std::vector<node> items, const std::string&) {
+  cb.on_replace = [seen](std::vector<std::shared_ptr<const node>> items, const std::string&) {
     std::vector<std::string> names;
-    for (auto& i : items) names.push_back(i.metadata.name);
+    for (auto& i : items) names.push_back(i->metadata.name);
     std::lock_guard lock(seen->m);
     seen->replaces.push_back(names);
     seen->cv.notify_all();
@@ -463,6 +463,72 @@ TEST_F(ScriptedServer, theInformerResumesFromTheLastVersionAndRelistsWhenExpired
       << watch_targets[1];  // from the bookmark
   EXPECT_NE(watch_targets[2].find("resourceVersion=20&"), std::string::npos)
       << watch_targets[2];  // after the re-list
+}
+
+TEST_F(ScriptedServer, theInformerListsInPagesOf500AndReportsEveryPageAsOneStateWithKeptFields) {
+  // Three pages (500, 500, 1): the informer asks for 500 at a time, follows the continue token
+  // and reports the whole set once, each object passed through `keep` first.
+  struct observed {
+    std::mutex m;
+    std::condition_variable cv;
+    std::vector<std::shared_ptr<const node>> replaced;
+    bool done = false;
+    std::vector<std::shared_ptr<transport::http_exchange>> open_watches;
+  };
+  auto seen = std::make_shared<observed>();
+  auto page = [](int first, int count, const std::string& next) {
+    std::string items;
+    for (int i = first; i < first + count; ++i) {
+      if (!items.empty()) items += ',';
+      items += R"({"metadata":{"name":"n)" + std::to_string(i) + R"(","labels":{"a":"b"}}})";
+    }
+    std::string cont = next.empty() ? "" : R"(,"continue":")" + next + R"(")";
+    return R"({"metadata":{"resourceVersion":"7")" + cont + R"(},"items":[)" + items + "]}";
+  };
+  handle([seen, page](const transport::http_request& req,
+                      std::shared_ptr<transport::http_exchange> ex) {
+    const std::string q(req.query());
+    if (q.find("watch=true") != std::string::npos) {
+      std::lock_guard lock(seen->m);
+      ex->start_stream(200, {{"Content-Type", "application/json"}});
+      seen->open_watches.push_back(std::move(ex));
+      return;
+    }
+    if (q.find("continue=second") != std::string::npos)
+      return ex->respond(json(200, page(500, 500, "third")));
+    if (q.find("continue=third") != std::string::npos)
+      return ex->respond(json(200, page(1000, 1, "")));
+    ex->respond(json(200, page(0, 500, "second")));
+  });
+  informer_callbacks<node> cb;
+  cb.keep = [](node& n) { n.metadata.labels.clear(); };
+  cb.on_replace = [seen](std::vector<std::shared_ptr<const node>> items, const std::string&) {
+    std::lock_guard lock(seen->m);
+    seen->replaced = std::move(items);
+    seen->done = true;
+    seen->cv.notify_all();
+  };
+  auto h = start_informer<node>(*client_, "", reflector_options{}, cb);
+  bool reached = false;
+  {
+    std::unique_lock lock(seen->m);
+    reached = seen->cv.wait_for(lock, 10s, [&] { return seen->done; });
+  }
+  h->stop();
+  std::lock_guard lock(seen->m);
+  ASSERT_TRUE(reached) << "the informer should have reported its list within 10 s";
+  ASSERT_EQ(seen->replaced.size(), 1001u);
+  EXPECT_EQ(seen->replaced.front()->metadata.name, "n0");
+  EXPECT_EQ(seen->replaced.back()->metadata.name, "n1000");
+  EXPECT_TRUE(seen->replaced[500]->metadata.labels.empty()) << "keep ran on every item";
+  std::vector<std::string> lists;
+  for (const auto& r : requests())
+    if (r.target.find("watch=true") == std::string::npos) lists.push_back(r.target);
+  ASSERT_EQ(lists.size(), 3u);
+  for (const auto& t : lists) EXPECT_NE(t.find("limit=500"), std::string::npos) << t;
+  EXPECT_EQ(lists[0].find("continue="), std::string::npos) << lists[0];
+  EXPECT_NE(lists[1].find("continue=second"), std::string::npos) << lists[1];
+  EXPECT_NE(lists[2].find("continue=third"), std::string::npos) << lists[2];
 }
 
 TEST_F(ScriptedServer, aWatchAnsweredWithAnHttpErrorEndsWithThatError) {

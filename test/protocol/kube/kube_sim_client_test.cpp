@@ -189,7 +189,8 @@ struct recorder : std::enable_shared_from_this<recorder> {
 
   informer_callbacks<config_map> callbacks() {
     informer_callbacks<config_map> cb;
-    cb.on_replace = [self = shared_from_this()](std::vector<config_map>, const std::string&) {
+    cb.on_replace = [self = shared_from_this()](std::vector<std::shared_ptr<const config_map>>,
+                                                const std::string&) {
       std::lock_guard lock(self->m);
       ++self->replaces;
       self->cv.notify_all();

@@ -172,6 +172,25 @@ TEST_F(KubeSimOverHttps, PaginationWalksEveryItemOfOneSnapshot) {
   EXPECT_EQ(names.back(), "s6");
 }
 
+TEST_F(KubeSimOverHttps, BulkLoadCreatesEachItemAsAPostWouldAndWritesItsStatus) {
+  auto loaded = must("POST", "/sim/v1/objects", R"({"items":[
+    {"apiVersion":"v1","kind":"Namespace","metadata":{"name":"bulk"}},
+    {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"bulk"},
+     "spec":{"nodeName":"n1","containers":[{"name":"c","image":"i"}]},
+     "status":{"phase":"Running"}}]})");
+  EXPECT_EQ(loaded.json().at("created").as_int64(), 2);
+  auto pod = must("GET", "/api/v1/namespaces/bulk/pods/p").json();
+  EXPECT_EQ(str(pod, {"status", "phase"}), "Running");
+  EXPECT_FALSE(str(pod, {"metadata", "uid"}).empty());
+  EXPECT_EQ(str(pod, {"spec", "restartPolicy"}), "Always") << "defaults applied as on a POST";
+  auto refused =
+      admin_->call("POST", "/sim/v1/objects",
+                   R"({"items":[{"apiVersion":"v9","kind":"Nothing","metadata":{"name":"x"}}]})");
+  expect_status(refused, 400, "BadRequest");
+  EXPECT_NE(refused.body.find("item 0"), std::string::npos) << refused.body;
+  expect_status(admin_->call("POST", "/sim/v1/objects", R"({"no":"items"})"), 400, "BadRequest");
+}
+
 TEST_F(KubeSimOverHttps, WatchFromAResourceVersionSendsOnlyLaterChanges) {
   auto a = must("POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"a"}})");
   auto rv = str(a.json(), {"metadata", "resourceVersion"});

@@ -174,6 +174,69 @@ TEST_F(WorkloadsThroughKubectl, PodTemplatesAreStoredAndServed) {
   must({"api-resources", "--api-group=batch"}, "", "jobs");
 }
 
+// What a CapacityBuffer reads: PodTemplates (namespaced CRUD, list, watch) and the scale of the
+// workloads a scalableRef names, through kubectl.
+TEST_F(WorkloadsThroughKubectl, PodTemplatesAreWatchedAndEveryScalableWorkloadHasAScale) {
+  start({});
+  if (IsSkipped()) return;
+  must({"create", "namespace", "team"});
+  must({"apply", "-f", "-"}, R"(
+apiVersion: v1
+kind: PodTemplate
+metadata: {name: chunk, namespace: team}
+template:
+  spec:
+    containers: [{name: c, image: "pause:1", resources: {requests: {cpu: "1", memory: 1Gi}}}]
+)");
+  must({"get", "podtemplates", "-n", "team", "-o", "name"}, "", "podtemplate/chunk");
+  auto none = kubectl({"get", "podtemplates", "-n", "default", "-o", "name"});
+  EXPECT_EQ(none.out, "") << none.err;
+  must({"patch", "podtemplate", "chunk", "-n", "team", "--type=merge", "-p",
+        R"({"template":{"metadata":{"labels":{"app":"chunk"}}}})"});
+  must({"get", "podtemplate", "chunk", "-n", "team", "-o",
+        "jsonpath={.template.metadata.labels.app} {.template.spec.containers[0].resources}"},
+       "", "chunk {\"requests\":{\"cpu\":\"1\",\"memory\":\"1Gi\"}}");
+  // A watch from the list's resourceVersion sees the change and the deletion.
+  auto list = api_->call("GET", "/api/v1/namespaces/team/podtemplates");
+  ASSERT_EQ(list.status, 200) << list.body;
+  const auto at = list.body.find("\"resourceVersion\":\"");
+  ASSERT_NE(at, std::string::npos) << list.body;
+  const auto rv = list.body.substr(at + 19, list.body.find('"', at + 19) - at - 19);
+  must({"label", "podtemplate", "chunk", "-n", "team", "size=one"});
+  must({"delete", "podtemplate", "chunk", "-n", "team"}, "", "deleted");
+  auto watched = api_->call(
+      "GET",
+      "/api/v1/namespaces/team/podtemplates?watch=true&timeoutSeconds=1&resourceVersion=" + rv);
+  EXPECT_NE(watched.body.find("\"type\":\"MODIFIED\""), std::string::npos) << watched.body;
+  EXPECT_NE(watched.body.find("\"type\":\"DELETED\""), std::string::npos) << watched.body;
+  auto gone = kubectl({"get", "podtemplate", "chunk", "-n", "team"});
+  EXPECT_NE(gone.exit_code, 0);
+  EXPECT_NE(gone.err.find("NotFound"), std::string::npos) << gone.err;
+
+  must({"apply", "-f", "-"}, workloads);
+  must({"rollout", "status", "statefulset/db", "--timeout=30s"});
+  must({"create", "-f", "-"}, R"(
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: plain}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: plain}}
+  template:
+    metadata: {labels: {app: plain}}
+    spec: {containers: [{name: c, image: "pause:1"}]}
+)");
+  must({"scale", "statefulset", "db", "--replicas=3"}, "", "scaled");
+  must({"scale", "replicaset", "plain", "--replicas=2"}, "", "scaled");
+  must({"get", "--raw", "/apis/apps/v1/namespaces/default/statefulsets/db/scale"}, "",
+       "\"replicas\":3");
+  must({"get", "--raw", "/apis/apps/v1/namespaces/default/replicasets/plain/scale"}, "",
+       "\"selector\":\"app=plain\"");
+  must({"get", "--raw", "/apis/apps/v1/namespaces/default/deployments/web/scale"}, "",
+       "\"kind\":\"Scale\"");
+  must({"rollout", "status", "statefulset/db", "--timeout=30s"}, "", "3 new pods");
+}
+
 TEST_F(WorkloadsThroughKubectl, SwitchedOffWorkloadControllersLeaveTheirObjectsAlone) {
   start({"--disable-controllers", "deployment,daemonset,statefulset,job"});
   if (IsSkipped()) return;
