@@ -433,8 +433,8 @@ impl_actor::behavior_type cluster_state_behavior(self_ptr self,
       changed_handler<kube::volume_attachment>(self), replaced_handler<kube::secret>(self),
       changed_handler<kube::secret>(self), replaced_handler<kube::capacity_buffer>(self),
       changed_handler<kube::capacity_buffer>(self), replaced_handler<kube::pod_template>(self),
-      changed_handler<kube::pod_template>(self), changed_handler<kube::secret>(self),
-      replaced_handler<kube::node_overlay>(self), changed_handler<kube::node_overlay>(self),
+      changed_handler<kube::pod_template>(self), replaced_handler<kube::node_overlay>(self),
+      changed_handler<kube::node_overlay>(self),
       [self](subscribe_atom, snapshot_listener listener) {
         auto& state = self->state;
         if (!listener) return;

@@ -81,9 +81,14 @@ using self_ptr = impl_actor::stateful_pointer<state>;
 // whose room they keep: a node holding only buffer room is not empty, and consolidating it
 // must find the buffer room elsewhere (Karpenter's buffer-aware disruption). The pods are placed
 // on this very snapshot (the simulation without NodePools), so a node that registered since the
-// buffer actor last looked is never judged empty in between.
+// buffer actor last looked is never judged empty in between. Right-sized replacements are sized
+// against the hosts' room the regions last reported.
 disruption_input input_of(const state& st) {
-  auto in = to_disruption_input(*st.latest, st.ctx.instance_types, st.ctx.wall_clock_ms());
+  instance_types::right_sized_offer right_sized{st.ctx.settings.vm_memory_overhead_percent, {}};
+  for (const auto& [region, zones] : st.hosts)
+    right_sized.zones.insert(right_sized.zones.end(), zones.begin(), zones.end());
+  auto in = to_disruption_input(*st.latest, st.ctx.instance_types, st.ctx.wall_clock_ms(),
+                                std::move(right_sized));
   if (!st.buffer_pods || st.buffer_pods->empty()) return in;
   auto& s = in.cluster.state;
   auto pending = std::move(s.pods);
@@ -104,14 +109,6 @@ disruption_input input_of(const state& st) {
 }
 
 // ---- helpers -----------------------------------------------------------------------------------
-
-disruption_input input_of(const state& st) {
-  instance_types::right_sized_offer right_sized{st.ctx.settings.vm_memory_overhead_percent, {}};
-  for (const auto& [region, zones] : st.hosts)
-    right_sized.zones.insert(right_sized.zones.end(), zones.begin(), zones.end());
-  return to_disruption_input(*st.latest, st.ctx.instance_types, st.ctx.wall_clock_ms(),
-                             std::move(right_sized));
-}
 
 // Asks every region for its hosts' room; the answers serve the next passes. A region that does
 // not answer keeps what it reported before.

@@ -489,13 +489,15 @@ void with_offerings(provisioner_pointer self, std::shared_ptr<env> e, offered_th
 // and see buffer room as free, so a real pod always displaces buffer room, and the next round
 // makes room for the buffer again. Virtual pods get no Events and no nominations.
 void run_buffer_round(provisioner_pointer self, std::shared_ptr<env> e,
-                      const std::vector<instance_types::instance_type>& types) {
+                      const std::vector<instance_types::instance_type>& types,
+                      const std::vector<instance_types::zone_capacity>& hosts) {
   auto& st = self->state;
   if (!st.latest || !st.latest->synced || !st.buffer_pods || st.buffer_pods->empty()) return;
   reconcile(st, e->ctx);
   std::vector<model::nodeclaim> in_flight;
   for (const auto& [name, c] : st.created) in_flight.push_back(c.model);
-  auto input = build_scheduling_input(*st.latest, in_flight, st.nominations, types);
+  auto input = build_scheduling_input(*st.latest, in_flight, st.nominations, types,
+                                      {e->ctx.settings.vm_memory_overhead_percent, hosts});
   input.snap.pods = *st.buffer_pods;
   for (auto& p : input.snap.pods) p.node_name.clear();
   input.pending.clear();
@@ -539,15 +541,18 @@ void schedule_buffer_round(provisioner_pointer self, std::shared_ptr<env> e) {
     return;
   }
   st.buffer_round_pending = true;
-  with_offerings(self, e, [self, e](const std::vector<instance_types::instance_type>& types) {
-    auto& st = self->state;
-    e->boundary->contain("capacity buffers", [&] { run_buffer_round(self, e, types); });
-    st.buffer_round_pending = false;
-    if (st.buffer_round_again) {
-      st.buffer_round_again = false;
-      schedule_buffer_round(self, e);
-    }
-  });
+  with_offerings(self, e,
+                 [self, e](const std::vector<instance_types::instance_type>& types,
+                           const std::vector<instance_types::zone_capacity>& hosts) {
+                   auto& st = self->state;
+                   e->boundary->contain("capacity buffers",
+                                        [&] { run_buffer_round(self, e, types, hosts); });
+                   st.buffer_round_pending = false;
+                   if (st.buffer_round_again) {
+                     st.buffer_round_again = false;
+                     schedule_buffer_round(self, e);
+                   }
+                 });
 }
 
 // Before each batch the regions report their hosts (with_offerings); a batch closed meanwhile
