@@ -15,6 +15,7 @@
 #include "actors/continuation.hpp"
 #include "actors/failure_boundary.hpp"
 #include "actors/provisioning/scheduling_input.hpp"
+#include "actors/status_conditions.hpp"
 #include "core/capacity_buffer/capacity_buffer.hpp"
 #include "core/scheduling/provision.hpp"
 #include "observability/logging.hpp"
@@ -118,26 +119,10 @@ cb::buffer to_core(const kube::capacity_buffer& b, std::string& limits_error) {
   return out;
 }
 
-const kube::condition* find_condition(const std::vector<kube::condition>& cs,
-                                      std::string_view type) {
-  for (const auto& c : cs)
-    if (c.type == type) return &c;
-  return nullptr;
-}
-
 kube::condition make_condition(const kube::capacity_buffer& b, std::string_view type, bool ok,
                                condition_reason reason, std::string message, std::int64_t now) {
-  kube::condition c;
-  c.type = std::string(type);
-  c.status = ok ? "True" : "False";
-  c.reason = reason.str();
-  c.message = std::move(message);
-  c.observed_generation = b.metadata.generation;
-  const auto* old = find_condition(b.status.conditions, type);
-  c.last_transition_time = old && old->status == c.status && !old->last_transition_time.empty()
-                               ? old->last_transition_time
-                               : kube::format_rfc3339(now);
-  return c;
+  return next_condition(b.status.conditions, std::string(type), ok ? "True" : "False", reason,
+                        std::move(message), b.metadata.generation, kube::format_rfc3339(now));
 }
 
 // The status a buffer should show, given its resolution and how many of its virtual pods fit on

@@ -1,6 +1,6 @@
 #include "actors/fleet_gauges/claim_lifecycle.hpp"
 
-#include "actors/nodeclaim/claim_conditions.hpp"
+#include "actors/status_conditions.hpp"
 #include "core/model/labels.hpp"
 #include "protocol/kube/model_translation.hpp"
 
@@ -9,7 +9,7 @@ namespace {
 
 // The transition time of `type` when it is True.
 std::optional<std::int64_t> true_since(const kube::node_claim& claim, std::string_view type) {
-  const auto* c = nodeclaim::find_condition(claim.status.conditions, type);
+  const auto* c = actors::find_condition(claim.status.conditions, type);
   if (c == nullptr || c->status != "True") return std::nullopt;
   return kube::parse_rfc3339_ms(c->last_transition_time);
 }
@@ -40,9 +40,9 @@ std::string_view to_string(claim_phase phase) {
 claim_phase phase_of(const kube::node_claim& claim) {
   const auto& c = claim.status.conditions;
   if (claim.metadata.deletion_timestamp) return claim_phase::terminating;
-  if (!nodeclaim::condition_is_true(c, "Launched")) return claim_phase::launching;
-  if (!nodeclaim::condition_is_true(c, "Registered")) return claim_phase::registering;
-  if (!nodeclaim::condition_is_true(c, "Initialized")) return claim_phase::initializing;
+  if (!actors::condition_is_true(c, "Launched")) return claim_phase::launching;
+  if (!actors::condition_is_true(c, "Registered")) return claim_phase::registering;
+  if (!actors::condition_is_true(c, "Initialized")) return claim_phase::initializing;
   return claim_phase::ready;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "actors/status_conditions.hpp"
 #include "protocol/kube/model_translation.hpp"
 #include "protocol/provider_id.hpp"
 
@@ -12,14 +13,6 @@ namespace {
 
 using protocol::parse_provider_id;
 using protocol::proxmox_provider_id;
-
-const kube::condition* find_condition(const std::vector<kube::condition>& conditions,
-                                      const std::string& type) {
-  for (const auto& c : conditions) {
-    if (c.type == type) return &c;
-  }
-  return nullptr;
-}
 
 std::string label_of(const kube::object_meta& m, const std::string& key) {
   auto it = m.labels.find(key);

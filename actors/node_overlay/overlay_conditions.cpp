@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "actors/condition_reasons.hpp"
+#include "actors/status_conditions.hpp"
 #include "protocol/kube/model_translation.hpp"
 
 namespace kp::actors::node_overlay {
@@ -11,32 +12,11 @@ namespace {
 constexpr const char* validation_succeeded = "ValidationSucceeded";
 constexpr const char* ready = "Ready";
 
-const kube::condition* find_condition(const std::vector<kube::condition>& list,
-                                      const std::string& type) {
-  for (const auto& c : list)
-    if (c.type == type) return &c;
-  return nullptr;
-}
-
 kube::condition make_condition(const kube::node_overlay& object, const std::string& type,
                                const std::string& status, condition_reason reason,
                                const std::string& message, std::int64_t now_ms) {
-  kube::condition c;
-  c.type = type;
-  c.status = status;
-  c.reason = reason.str();
-  c.message = message;
-  c.observed_generation = object.metadata.generation;
-  const auto* old = find_condition(object.status.conditions, type);
-  c.last_transition_time = old && old->status == status && !old->last_transition_time.empty()
-                               ? old->last_transition_time
-                               : kube::format_rfc3339(now_ms);
-  return c;
-}
-
-bool same_condition(const kube::condition& a, const kube::condition& b) {
-  return a.type == b.type && a.status == b.status && a.reason == b.reason &&
-         a.message == b.message && a.observed_generation == b.observed_generation;
+  return next_condition(object.status.conditions, type, status, reason, message,
+                        object.metadata.generation, kube::format_rfc3339(now_ms));
 }
 
 }  // namespace
@@ -69,12 +49,7 @@ kube::node_overlay_status desired_status(const kube::node_overlay& object,
 }
 
 bool equivalent(const kube::node_overlay_status& a, const kube::node_overlay_status& b) {
-  if (a.conditions.size() != b.conditions.size()) return false;
-  for (const auto& c : a.conditions) {
-    const auto* other = find_condition(b.conditions, c.type);
-    if (other == nullptr || !same_condition(c, *other)) return false;
-  }
-  return true;
+  return same_conditions(a.conditions, b.conditions);
 }
 
 std::string status_patch(const kube::node_overlay_status& desired) {

@@ -15,7 +15,7 @@
 #include "actors/continuation.hpp"
 #include "actors/controller_context.hpp"
 #include "actors/event_reasons.hpp"
-#include "actors/nodeclaim/claim_conditions.hpp"
+#include "actors/status_conditions.hpp"
 #include "actors/status_refusals.hpp"
 #include "core/cloudinit/bootstrap_token.hpp"
 #include "core/instance_types/instance_type.hpp"

@@ -10,8 +10,8 @@
 
 #include "actors/continuation.hpp"
 #include "actors/failure_boundary.hpp"
-#include "actors/nodeclaim/claim_conditions.hpp"
 #include "actors/nodeclass_status/nodeclass_conditions.hpp"
+#include "actors/status_conditions.hpp"
 #include "actors/status_refusals.hpp"
 #include "core/model/drift_hash.hpp"
 #include "observability/logging.hpp"
@@ -132,15 +132,15 @@ void evaluate_all(self_ptr self, std::shared_ptr<std::vector<protocol::region_in
       auto updated = *nc;
       auto& conds = updated.status.conditions;
       for (const auto* c : {&v.template_ready, &v.metadata_ready, &v.ready}) {
-        nodeclaim::set_condition(conds, c->type, c->status, c->reason, c->message, now,
-                                 nc->metadata.generation);
+        actors::set_condition(conds, c->type, c->status, c->reason, c->message, now,
+                              nc->metadata.generation);
       }
-      if (nodeclaim::same_conditions(conds, nc->status.conditions)) continue;
+      if (actors::same_conditions(conds, nc->status.conditions)) continue;
       const auto generation = nc->metadata.generation;
       auto body = conditions_digest(conds);
       if (st.refusals.refused(nc->metadata.name, generation, body)) continue;
       for (const auto& after : conds) {
-        const auto* before = nodeclaim::find_condition(nc->status.conditions, after.type);
+        const auto* before = actors::find_condition(nc->status.conditions, after.type);
         if (before == nullptr || before->status != after.status || before->reason != after.reason ||
             before->message != after.message) {
           announce(st, *nc, before ? *before : kube::condition{}, after);

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "actors/status_conditions.hpp"
 #include "core/model/labels.hpp"
 #include "protocol/kube/drift_hash.hpp"
 #include "protocol/kube/model_translation.hpp"
@@ -16,13 +17,6 @@ namespace {
 constexpr const char* node_class_ready = "NodeClassReady";
 constexpr const char* validation_succeeded = "ValidationSucceeded";
 constexpr const char* ready = "Ready";
-
-const kube::condition* find_condition(const std::vector<kube::condition>& list,
-                                      const std::string& type) {
-  for (const auto& c : list)
-    if (c.type == type) return &c;
-  return nullptr;
-}
 
 bool restricted_key(const std::string& key) {
   if (key == model::labels::capacity_type) return false;
@@ -42,17 +36,8 @@ bool non_negative_integer(const std::string& s) {
 kube::condition make_condition(const kube::node_pool& pool, const std::string& type,
                                const std::string& status, condition_reason reason,
                                const std::string& message, std::int64_t now_ms) {
-  kube::condition c;
-  c.type = type;
-  c.status = status;
-  c.reason = reason.str();
-  c.message = message;
-  c.observed_generation = pool.metadata.generation;
-  const auto* old = find_condition(pool.status.conditions, type);
-  c.last_transition_time = old && old->status == status && !old->last_transition_time.empty()
-                               ? old->last_transition_time
-                               : kube::format_rfc3339(now_ms);
-  return c;
+  return next_condition(pool.status.conditions, type, status, reason, message,
+                        pool.metadata.generation, kube::format_rfc3339(now_ms));
 }
 
 bool same_resources(const kube::resource_list& a, const kube::resource_list& b) {

@@ -64,35 +64,6 @@ void count_unknown(region_state& st, const std::string& why) {
   st.metrics.unknown->Add({{"region", st.cfg.region}, {"reason", why}}).Increment();
 }
 
-void finish_refresh(self_ptr self, std::string detail) {
-  auto& st = self->state;
-  st.refreshing = false;
-  st.detail = std::move(detail);
-  if (st.detail.empty()) {
-    st.refreshed = true;
-    std::set<std::uint32_t> ids;
-    for (const auto& [id, vm] : st.vms) ids.insert(id);
-    st.ids.set_existing(std::move(ids));
-    rebuild_placement(st);
-    rebuild_ipam(st);
-    if (st.cfg.leftover_iso_every > 0 && st.refreshes++ % st.cfg.leftover_iso_every == 0) {
-      sweep_leftover_isos(self);
-    }
-  } else {
-    st.log.debug("inventory refresh failed", {{"region", st.cfg.region}, {"detail", st.detail}});
-  }
-  schedule_tick(self);
-  if (st.refresh_again) {
-    st.refresh_again = false;
-    // Defer through the mailbox so a refresh never recurses.
-    self->send(self, refresh_atom::value);
-  }
-  // Waiters run even after a failed refresh: with a stale (or no) inventory they answer errors.
-  auto waiters = std::move(st.after_refresh);
-  st.after_refresh.clear();
-  for (auto& w : waiters) w();
-}
-
 void fetch_details(self_ptr self) {
   auto& st = self->state;
   auto pending = std::make_shared<int>(1);
@@ -103,7 +74,7 @@ void fetch_details(self_ptr self) {
     if (!h.online() || h.node_status) continue;
     ++*pending;
     std::string host = name;
-    st.api->node_status(host, bounce<proxmox::node_status>(
+    st.api->node_status(host, bounce_refresh<proxmox::node_status>(
                                   self, [self, host, one_done](result<proxmox::node_status> r) {
                                     auto it = self->state.hosts.find(host);
                                     if (r && it != self->state.hosts.end()) {
@@ -117,7 +88,7 @@ void fetch_details(self_ptr self) {
     ++*pending;
     std::string host = name;
     st.api->node_network(
-        host, bounce<std::vector<proxmox::network_interface>>(
+        host, bounce_refresh<std::vector<proxmox::network_interface>>(
                   self, [self, host, one_done](result<std::vector<proxmox::network_interface>> r) {
                     auto it = self->state.hosts.find(host);
                     // Without bridges the IPAM still works (no gateway default, no seeds).
@@ -155,7 +126,7 @@ void fetch_details(self_ptr self) {
     std::uint64_t epoch = vm.epoch;
     st.api->vm_config(
         vm.node, vmid,
-        bounce<proxmox::vm_config>(
+        bounce_refresh<proxmox::vm_config>(
             self, [self, vmid, name, epoch, one_done](result<proxmox::vm_config> r) {
               auto& st = self->state;
               auto it = st.vms.find(vmid);
@@ -180,6 +151,8 @@ void fetch_details(self_ptr self) {
   one_done();
 }
 
+void request_listing(self_ptr self);
+
 }  // namespace
 
 void schedule_tick(self_ptr self) {
@@ -200,11 +173,18 @@ void refresh(self_ptr self) {
   // Whoever asked for a listing made after their request gets this one.
   for (auto& f : st.after_next_refresh) st.after_refresh.push_back(std::move(f));
   st.after_next_refresh.clear();
+  run_for_refresh(self, ++st.refresh_generation, [&] { request_listing(self); });
+}
+
+namespace {
+
+void request_listing(self_ptr self) {
+  auto& st = self->state;
   // What our own steps record after this point (a created, converted or deleted VM) is newer
   // than the listing, which may have been taken before the step ended.
   const std::uint64_t listed_at = st.epoch;
   st.api->cluster_resources(
-      std::nullopt, bounce<std::vector<proxmox::cluster_resource>>(
+      std::nullopt, bounce_refresh<std::vector<proxmox::cluster_resource>>(
                         self, [self, listed_at](result<std::vector<proxmox::cluster_resource>> r) {
                           auto& st = self->state;
                           if (!r) {
@@ -262,6 +242,8 @@ void refresh(self_ptr self) {
                           fetch_details(self);
                         }));
 }
+
+}  // namespace
 
 void with_inventory(self_ptr self, std::function<void()> f) {
   if (self->state.refreshed) {

@@ -120,6 +120,8 @@ struct region_state {
   bool refreshed = false;
   bool refreshing = false;
   bool refresh_again = false;
+  // Which refresh runs now (refresh_scope.cpp): continuations of an older one do nothing.
+  std::uint64_t refresh_generation = 0;
   std::string detail;
   std::vector<std::function<void()>> after_refresh;
   std::vector<std::function<void()>> after_next_refresh;
@@ -186,6 +188,17 @@ std::function<void(Args...)> within_launch(self_ptr self, std::function<void(Arg
   };
 }
 
+// --- the inventory refresh's scope (refresh_scope.cpp) ------------------------------------------
+// A refresh runs many continuations (the listing, then every host's and VM's details). An
+// exception in any of them ends that refresh once, as a failed one, so its waiters are answered
+// and the region never waits for a refresh that cannot finish; the boundary logs and counts it.
+
+// Runs `f` for the refresh of `generation`; a throw ends that refresh as failed.
+void run_for_refresh(self_ptr self, std::uint64_t generation, const std::function<void()>& f);
+// Ends the refresh under way: an empty `detail` is a success (the inventory is rebuilt), else
+// the reason it failed. Then the next tick is scheduled and the waiters run, whatever throws.
+void finish_refresh(self_ptr self, std::string detail);
+
 // --- shared plumbing (region_actor.cpp) ------------------------------------------------------
 
 // A client callback that resumes `f` inside the actor.
@@ -194,6 +207,15 @@ proxmox::callback<T> bounce(self_ptr self, std::function<void(result<T>)> f) {
   return resume_in<result<T>>(impl_actor{self}, within_launch(self, std::move(f)));
 }
 proxmox::done_callback bounce_status(self_ptr self, std::function<void(status)> f);
+// A client callback for the refresh under way: it does nothing once that refresh has ended.
+template <class T>
+proxmox::callback<T> bounce_refresh(self_ptr self, std::function<void(result<T>)> f) {
+  auto generation = self->state.refresh_generation;
+  return bounce<T>(self, [self, generation, f = std::move(f)](result<T> r) {
+    if (self->state.refresh_generation != generation) return;
+    run_for_refresh(self, generation, [&] { f(std::move(r)); });
+  });
+}
 
 // Runs `f` inside the actor after `delay` on the actor clock.
 void after(self_ptr self, std::chrono::milliseconds delay, std::function<void()> f);

@@ -1,5 +1,6 @@
 #include "core/instance_types/instance_type.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -117,9 +118,12 @@ std::vector<instance_type> builtin_instance_types() {
 
 void apply_memory_overhead_percent(instance_type& t, double percent) {
   if (percent <= 0) return;
-  std::int64_t mem = t.vm_memory_bytes;
-  auto cut = static_cast<std::int64_t>(std::ceil(static_cast<double>(mem) * percent));
-  t.capacity.set_milli(rn::memory, (mem - cut) * 1000);
+  std::int64_t mem = std::max<std::int64_t>(t.vm_memory_bytes, 0);
+  // At most the whole memory goes (a fraction of 1 or more leaves none, never a negative or
+  // wrapped amount); the remainder saturates like any quantity too large for milli-units.
+  double wanted = std::ceil(static_cast<double>(mem) * percent);
+  auto cut = wanted >= static_cast<double>(mem) ? mem : static_cast<std::int64_t>(wanted);
+  t.capacity.set_milli(rn::memory, model::quantity::from_units(mem - cut).milli);
 }
 
 void apply_memory_overhead_percent(std::vector<instance_type>& types, double percent) {

@@ -5,7 +5,7 @@
 
 #include <caf/all.hpp>
 
-#include "actors/nodeclaim/claim_conditions.hpp"
+#include "actors/status_conditions.hpp"
 #include "actors/nodeclaim/launch_plan.hpp"
 #include "actors/nodeclaim/node_sync.hpp"
 #include "core/cloudinit/nocloud_iso.hpp"

@@ -297,6 +297,26 @@ TEST_F(RegionActor, AFaultAtTheCloneOrInTheCleanUpStillAnswersAndKeepsTheCredit)
   EXPECT_EQ(pve->calls["clone_vm"], 2);
 }
 
+// A fault in an inventory refresh (the client throws at the listing, or at a VM's config read
+// within it) ends that refresh as failed: the launch waiting for it is answered, and the next
+// refresh runs, so the region never waits for a refresh that cannot finish.
+TEST_F(RegionActor, AFaultInAnInventoryRefreshEndsThatRefreshAndTheNextOneRuns) {
+  for (std::string method : {"cluster_resources", "vm_config"}) {
+    SCOPED_TRACE(method);
+    pve->add_vm(150, "pve1", "someone-elses", "not ours", true);
+    pve->throwing = {method};
+    auto a = spawn();
+    auto failed = launch(a, request("claim-r-" + method));
+    EXPECT_FALSE(failed.ok);
+    EXPECT_EQ(vms_named("claim-r-" + method), 0);
+    pve->throwing.clear();
+    auto next = launch(a, request("claim-r-" + method));
+    ASSERT_TRUE(next.ok) << next.error.message;
+    EXPECT_EQ(vms_named("claim-r-" + method), 1);
+    EXPECT_EQ(pve->vms.at(150).config.name.value_or(""), "someone-elses");
+  }
+}
+
 TEST_F(RegionActor, ATransientTaskPollErrorIsRetriedUntilTheTaskEnds) {
   auto a = spawn();
   pve->fail_next("task_status", make_error("unavailable", "503 Service Unavailable"), 0, 2);

@@ -11,8 +11,8 @@
 #include <future>
 
 #include "actors/condition_reasons.hpp"
-#include "actors/nodeclaim/claim_conditions.hpp"
 #include "actors/nodepool_status/nodepool_status_plan.hpp"
+#include "actors/status_conditions.hpp"
 #include "protocol/kube/client.hpp"
 #include "protocol/kube/karpenter_v1.hpp"
 #include "protocol/kube/model_translation.hpp"
@@ -127,8 +127,8 @@ class ConditionReasonsKubeSim : public ::testing::Test {
     if (kind == "NodeClaim") {
       auto claim = get<kube::node_claim>("claim");
       if (!claim) return claim.error();
-      nodeclaim::set_condition(claim->status.conditions, "Launched", "False", reason, "", now,
-                               claim->metadata.generation);
+      actors::set_condition(claim->status.conditions, "Launched", "False", reason, "", now,
+                            claim->metadata.generation);
       auto r = patch_status<kube::node_claim>("claim", kube::node_claim_status_merge_patch(*claim));
       return r ? status{} : status{r.error()};
     }
@@ -159,8 +159,8 @@ class ConditionReasonsKubeSim : public ::testing::Test {
   status write_by_update(const std::string& name, condition_reason reason, const std::string& now) {
     auto object = get<T>(name);
     if (!object) return object.error();
-    nodeclaim::set_condition(object->status.conditions, "Ready", "Unknown", reason, "", now,
-                             object->metadata.generation);
+    actors::set_condition(object->status.conditions, "Ready", "Unknown", reason, "", now,
+                          object->metadata.generation);
     auto r = update_status(*object);
     return r ? status{} : status{r.error()};
   }

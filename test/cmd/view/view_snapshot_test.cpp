@@ -6,6 +6,7 @@
 #include "protocol/kube/codec.hpp"
 #include "protocol/kube/model_translation.hpp"
 #include "sim/lab/yaml_json.hpp"
+#include "test/support/yaml_objects.hpp"
 
 namespace kp::view {
 namespace {
@@ -15,15 +16,7 @@ constexpr std::int64_t gib = std::int64_t{1} << 30;
 
 template <class T>
 protocol::shared_objects<T> objects(const std::string& yaml) {
-  auto map = std::make_shared<protocol::object_map<T>>();
-  auto docs = lab::yaml_documents_to_json(yaml);
-  EXPECT_TRUE(docs.ok());
-  for (const auto& d : *docs) {
-    auto o = kube::decode_value<T>(d);
-    EXPECT_TRUE(o.ok()) << (o.ok() ? "" : o.error().message);
-    if (o.ok()) (*map)[protocol::object_key_of(*o)] = std::make_shared<const T>(*o);
-  }
-  return map;
+  return test_support::objects_from_yaml<T>(yaml);
 }
 
 std::string ago(std::int64_t seconds) {

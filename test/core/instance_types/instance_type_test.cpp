@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace {
 
@@ -60,6 +61,19 @@ TEST(BuiltinInstanceTypes, MemoryOverheadPercentShrinksCapacityNotTheVm) {
   EXPECT_EQ(t.vm_memory_bytes, 16LL * 1024 * 1024 * 1024);
   std::int64_t cut = static_cast<std::int64_t>(std::ceil(16.0 * 1024 * 1024 * 1024 * 0.075));
   EXPECT_EQ(t.capacity.milli("memory"), (16LL * 1024 * 1024 * 1024 - cut) * 1000);
+}
+
+// Found by fuzzing INSTANCE_TYPES_FILE: a petabyte type with an overhead fraction above 1 made
+// the remaining memory negative and its milli-units overflow.
+TEST(BuiltinInstanceTypes, AnOverheadOfTheWholeMemoryOrMoreLeavesNoneNeverANegativeAmount) {
+  auto types = builtin_instance_types();
+  types[0].vm_memory_bytes = 3'333'333'333'000'094;
+  apply_memory_overhead_percent(types, 7.5);
+  for (const auto& t : types) EXPECT_EQ(t.capacity.milli("memory"), 0) << t.name;
+  types = builtin_instance_types();
+  types[0].vm_memory_bytes = 9'000'000'000'000'000'000;  // beyond milli-units: saturates
+  apply_memory_overhead_percent(types, 0.075);
+  EXPECT_EQ(types[0].capacity.milli("memory"), std::numeric_limits<std::int64_t>::max());
 }
 
 TEST(Offerings, OnePerZoneAvailableOnlyWhereTheHostHasRoom) {

@@ -1,7 +1,8 @@
 #pragma once
 // Status conditions as Karpenter writes them (metav1.Condition shape), as pure functions shared
-// by the nodeclaim and nodeclass_status actors: find, test, and set with the transition time
-// moved only when the status changes, so re-running a phase on the same state writes nothing.
+// by the actors that write status: find, test, and set with the transition time moved only when
+// the status changes, so re-running a phase on the same state writes nothing.
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,7 +10,7 @@
 #include "actors/condition_reasons.hpp"
 #include "protocol/kube/meta_types.hpp"
 
-namespace kp::actors::nodeclaim {
+namespace kp::actors {
 
 const kube::condition* find_condition(const std::vector<kube::condition>& conditions,
                                       std::string_view type);
@@ -21,7 +22,13 @@ bool set_condition(std::vector<kube::condition>& conditions, const std::string& 
                    const std::string& status, condition_reason reason, const std::string& message,
                    const std::string& now_rfc3339, std::int64_t observed_generation = 0);
 
+// The condition `type` as it should be now: lastTransitionTime kept from `previous` while the
+// status stays, else `now_rfc3339`.
+kube::condition next_condition(const std::vector<kube::condition>& previous, std::string type,
+                               std::string status, condition_reason reason, std::string message,
+                               std::int64_t observed_generation, const std::string& now_rfc3339);
+
 // The same conditions ignoring transition/heartbeat times (what decides whether to write).
 bool same_conditions(const std::vector<kube::condition>& a, const std::vector<kube::condition>& b);
 
-}  // namespace kp::actors::nodeclaim
+}  // namespace kp::actors

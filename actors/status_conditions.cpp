@@ -1,8 +1,8 @@
-#include "actors/nodeclaim/claim_conditions.hpp"
+#include "actors/status_conditions.hpp"
 
 #include <algorithm>
 
-namespace kp::actors::nodeclaim {
+namespace kp::actors {
 
 const kube::condition* find_condition(const std::vector<kube::condition>& conditions,
                                       std::string_view type) {
@@ -46,6 +46,23 @@ bool set_condition(std::vector<kube::condition>& conditions, const std::string& 
   return changed;
 }
 
+kube::condition next_condition(const std::vector<kube::condition>& previous, std::string type,
+                               std::string status, condition_reason reason, std::string message,
+                               std::int64_t observed_generation, const std::string& now_rfc3339) {
+  kube::condition c;
+  const auto* old = find_condition(previous, type);
+  c.last_transition_time =
+      old != nullptr && old->status == status && !old->last_transition_time.empty()
+          ? old->last_transition_time
+          : now_rfc3339;
+  c.type = std::move(type);
+  c.status = std::move(status);
+  c.reason = reason.str();
+  c.message = std::move(message);
+  c.observed_generation = observed_generation;
+  return c;
+}
+
 bool same_conditions(const std::vector<kube::condition>& a, const std::vector<kube::condition>& b) {
   if (a.size() != b.size()) return false;
   for (const auto& x : a) {
@@ -58,4 +75,4 @@ bool same_conditions(const std::vector<kube::condition>& a, const std::vector<ku
   return true;
 }
 
-}  // namespace kp::actors::nodeclaim
+}  // namespace kp::actors
