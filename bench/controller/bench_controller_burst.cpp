@@ -59,19 +59,6 @@ struct bench_options {
 constexpr const char* clone_cost_durations =
     "durations: {qmclone: 1000, full_clone_per_gib_ms: 2000, rrd_lag: 0}\n";
 
-// The lab's node class with this cloneMode.
-std::string node_class_yaml(const std::string& clone_mode) {
-  return "apiVersion: karpenter.proxmox.sinextra.dev/v1alpha1\n"
-         "kind: ProxmoxNodeClass\n"
-         "metadata: {name: default}\n"
-         "spec:\n"
-         "  tags: [lab]\n"
-         "  instanceTemplateRef: {kind: ProxmoxUnmanagedTemplate, name: k8s-template}\n"
-         "  metadataOptions: {type: cdrom}\n"
-         "  cloneMode: " +
-         clone_mode + "\n";
-}
-
 // The controller logs a VM's "clone to ready" line once its NodeClaim is Initialized, which may
 // come just after its pods run: waits up to 30 s for one line per VM created.
 std::vector<kp::lab::vm_launch_timing> launch_timings(kp::lab::lab_world& world, long vms) {
@@ -108,6 +95,7 @@ int run_burst(const bench_options& opts, const std::string& clone_mode) {
   options.keep_work_dir = opts.keep;
   options.topology_yaml = kp::lab::uniform_topology_yaml(hosts, 64, 512, clone_mode.empty());
   if (!clone_mode.empty()) options.topology_yaml += clone_cost_durations;
+  options.clone_mode = clone_mode;
   options.kube_sim_args = {"--pod-termination-ms", "100"};
   options.consolidate_after = "";
   options.nodepool_cpu_limit = "100000";
@@ -119,12 +107,6 @@ int run_burst(const bench_options& opts, const std::string& clone_mode) {
   if (auto s = world.start(); !s) {
     std::fprintf(stderr, "bench-controller-burst: %s\n", s.error().message.c_str());
     return 1;
-  }
-  if (!clone_mode.empty()) {
-    if (auto s = world.apply_yaml(node_class_yaml(clone_mode)); !s) {
-      std::fprintf(stderr, "bench-controller-burst: %s\n", s.error().message.c_str());
-      return 1;
-    }
   }
   auto index = world.start_controller();
   if (!index) {
