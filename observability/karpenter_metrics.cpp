@@ -118,6 +118,15 @@ karpenter_metrics::karpenter_metrics(prometheus::Registry& r, prometheus::Regist
           histogram(r, "karpenter_proxmox_nodeclaims_initialization_duration_seconds",
                     "Time from Registered=True to Initialized=True (its Node became ready "
                     "with every resource).")),
+      launch_step_duration(histogram(
+          r, "karpenter_proxmox_launch_step_duration_seconds",
+          "Each step of a VM from its clone to Ready, by step (clone: the clone task; configure: "
+          "ISO upload, config write, disk resize, firewall; boot: the start task; join: Node "
+          "registered and Ready, NodeClaim Initialized) and clone_mode (linked or full).")),
+      clone_to_ready_duration(
+          histogram(r, "karpenter_proxmox_launch_clone_to_ready_duration_seconds",
+                    "Time from a VM's clone call to its NodeClaim Initialized=True, by "
+                    "clone_mode (linked or full).")),
       host_online(gauge(r, "karpenter_proxmox_host_online",
                         "1 when a Proxmox host is online, 0 when not, by region and host.")),
       host_free_cpus(gauge(r, "karpenter_proxmox_host_free_cpus",

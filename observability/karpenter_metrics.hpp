@@ -71,6 +71,10 @@ struct karpenter_metrics {
   prometheus::Family<prometheus::Histogram>& nodeclaims_launch_duration;          // nodepool
   prometheus::Family<prometheus::Histogram>& nodeclaims_registration_duration;    // nodepool
   prometheus::Family<prometheus::Histogram>& nodeclaims_initialization_duration;  // nodepool
+  // Each step of a VM this controller cloned, from the clone call to the NodeClaim Initialized
+  // (clone, configure, boot, join), on the actor clock, and the whole of it
+  prometheus::Family<prometheus::Histogram>& launch_step_duration;     // step,clone_mode
+  prometheus::Family<prometheus::Histogram>& clone_to_ready_duration;  // clone_mode
 
   // Each Proxmox host as placement sees it (the region inventories; actors/fleet_gauges)
   prometheus::Family<prometheus::Gauge>& host_online;       // region,host

@@ -29,6 +29,7 @@
 #include <caf/typed_actor.hpp>
 
 #include "protocol/cloudinit_inspect.hpp"
+#include "protocol/launch_step_times.hpp"
 #include "protocol/region_error.hpp"
 #include "protocol/region_template_messages.hpp"
 
@@ -151,13 +152,14 @@ struct launch_reply {
   // the creation calls; 0 without a join command.
   std::uint32_t agent_requests = 0;
   bool joined_by_agent = false;  // the join command ran and exited 0
+  launch_step_times steps;       // clone, configure and boot of a VM this launch made
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, launch_reply& x) {
   return f(caf::meta::type_name("launch_reply"), x.ok, x.error, x.region, x.zone, x.vmid,
            x.provider_id, x.adopted, x.resumed_at, x.affinity, x.ipconfig0, x.agent_requests,
-           x.joined_by_agent);
+           x.joined_by_agent, x.steps);
 }
 
 // --- delete ------------------------------------------------------------------------------------

@@ -54,6 +54,8 @@ struct claim_state {
   bool busy = false;
   std::int64_t written_rv = -1;  // resourceVersion our last claim write produced
   std::optional<launched_vm> launched;
+  // When the region answered this lifetime's launch (actor clock): the join step starts there.
+  std::optional<caf::actor_clock::time_point> launch_answered_at;
   std::string launch_image_id;  // the template image of the launch in flight (busy)
   std::optional<cloudinit::bootstrap_token> token;  // made by us this lifetime
   backoff retry{std::chrono::seconds(1), std::chrono::seconds(60)};

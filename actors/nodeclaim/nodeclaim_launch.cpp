@@ -406,6 +406,7 @@ void launch(self_ptr self, const kube::node_claim& claim) {
                         st.launched = launched_vm{
                             claim.metadata.uid, reply, type, template_name, nc.metadata.name,
                             st.launch_image_id};
+                        st.launch_answered_at = self->clock().now();
                         record_launch(self, claim);
                       },
                       [self, claim](caf::error& err) {

@@ -8,6 +8,7 @@
 #include "actors/nodeclaim/agent_join.hpp"
 #include "actors/nodeclaim/claim_state.hpp"
 #include "actors/nodeclaim/launch_plan.hpp"
+#include "actors/nodeclaim/launch_steps.hpp"
 #include "actors/nodeclaim/node_sync.hpp"
 #include "protocol/kube/patches.hpp"
 
@@ -126,6 +127,22 @@ void do_register(self_ptr self, const kube::node_claim& claim) {
 
 // --- initialization ------------------------------------------------------------------------------
 
+namespace {
+
+// The VM's clone -> Ready by step, once, when this lifetime saw its launch answered.
+void report_launch_steps(self_ptr self, const kube::node_claim& claim) {
+  auto& st = self->state;
+  if (!st.launch_answered_at || !st.launched || st.launched->uid != claim.metadata.uid) return;
+  auto steps =
+      steps_to_ready(st.launched->reply.steps, self->clock().now() - *st.launch_answered_at);
+  st.launch_answered_at.reset();
+  if (!steps) return;
+  if (st.ctx.metrics) observe_launch_steps(*st.ctx.metrics, *steps);
+  st.log.info("clone to ready", launch_step_fields(claim.metadata.name, *steps));
+}
+
+}  // namespace
+
 void do_initialize(self_ptr self, const kube::node_claim& claim) {
   auto& st = self->state;
   const auto* node = protocol::cluster_snapshot::find(st.snapshot->nodes, claim.status.node_name);
@@ -143,7 +160,10 @@ void do_initialize(self_ptr self, const kube::node_claim& claim) {
     kube::node_claim copy = claim;
     set_condition(copy.status.conditions, "Initialized", "True", "Initialized", "",
                   now_rfc3339(self->state), claim.metadata.generation);
-    write_status(self, copy, [self](bool ok) { phase_done(self, ok); });
+    write_status(self, copy, [self, claim](bool ok) {
+      if (ok) report_launch_steps(self, claim);
+      phase_done(self, ok);
+    });
   };
   auto label = node->metadata.labels.find("karpenter.sh/initialized");
   if (label != node->metadata.labels.end() && label->second == "true") {

@@ -111,6 +111,7 @@ void clone_vm(self_ptr self, std::shared_ptr<launch_op> op) {
   if (!full) return fail_launch(self, op, {full.error().code, full.error().message});
   c.full = *full;
   c.pool = op->req.resource_pool;  // pool membership in the clone call: no extra request
+  if (op->clone_attempts == 0) op->timeline = {self->clock().now(), {}, {}, {}, c.full};
   ++op->clone_attempts;
   st.api->clone_vm(c, bounce<proxmox::upid>(self, [self, op](result<proxmox::upid> r) {
                      auto& st = self->state;
@@ -140,6 +141,7 @@ void clone_vm(self_ptr self, std::shared_ptr<launch_op> op) {
                      st.cloning.insert(op->vmid);
                      wait_task(self, *r, st.cfg.clone_wait, [self, op](status s) {
                        self->state.cloning.erase(op->vmid);
+                       op->timeline.cloned = self->clock().now();
                        then(self, op, [self, op] { step_upload(self, op); })(s);
                      });
                    }));
@@ -348,11 +350,13 @@ void step_firewall(self_ptr self, std::shared_ptr<launch_op> op) {
 
 void start_now(self_ptr self, std::shared_ptr<launch_op> op) {
   mark_resumed_at(*op, launch_step::start);
+  op->timeline.configured = self->clock().now();
   self->state.api->start_vm(op->host, op->vmid,
                             bounce<proxmox::upid>(self, [self, op](result<proxmox::upid> r) {
                               wait_started_task(self, std::move(r), self->state.cfg.start_wait,
                                                 then(self, op, [self, op] {
                                                   op->started_now = true;
+                                                  op->timeline.started = self->clock().now();
                                                   if (op->req.agent_join)
                                                     return join_by_agent(self, op);
                                                   record_started(self, op);
@@ -612,6 +616,7 @@ void record_started(self_ptr self, const std::shared_ptr<launch_op>& op) {
   reply.ipconfig0 = op->ipconfig0;
   reply.agent_requests = op->agent_requests;
   reply.joined_by_agent = op->joined_by_agent;
+  reply.steps = step_times(op->timeline, self->clock().now());
   finish_launch(self, op, std::move(reply));
   refresh(self);
 }

@@ -22,6 +22,7 @@
 #include "actors/credit_window.hpp"
 #include "actors/failure_boundary.hpp"
 #include "actors/region/inventory.hpp"
+#include "actors/region/launch_timeline.hpp"
 #include "actors/region/region_actor.hpp"
 #include "actors/region/vmid_allocator.hpp"
 #include "core/cloudinit/vm_render.hpp"
@@ -71,6 +72,7 @@ struct launch_op {
   std::string ip_address;                             // held in the IPAM ("" when none)
   std::vector<cloudinit::vm_nic> nics;                // the VM's NICs with our MACs and addresses
   bool started_now = false;                           // this launch started the VM
+  launch_timeline timeline;                           // when its steps ended (the reply's steps)
   // Join through the guest agent: the rendered command (holds the bootstrap token: never
   // logged), the deadline and next poll interval, the exec's pid, the last agent error.
   std::string join_command;

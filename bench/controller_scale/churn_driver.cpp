@@ -10,6 +10,7 @@
 
 #include "protocol/transport/http_client.hpp"
 #include "protocol/transport/io_runtime.hpp"
+#include "sim/lab/quantile.hpp"
 
 namespace kp::bench {
 namespace {
@@ -28,13 +29,6 @@ std::uint64_t resource_version_of(const std::string& body) {
   const auto& s = rv->as_string();
   auto [p, err] = std::from_chars(s.data(), s.data() + s.size(), out);
   return err == std::errc() && p == s.data() + s.size() ? out : 0;
-}
-
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  auto i = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
-  return v[std::min(i, v.size() - 1)];
 }
 
 }  // namespace
@@ -144,8 +138,8 @@ churn_figures churn_driver::figures(clock_type::time_point end) const {
   for (const auto& [rv, at] : impl_->pending)
     lags.push_back(std::chrono::duration<double>(end - at).count());
   for (double l : lags) f.max_lag_s = std::max(f.max_lag_s, l);
-  f.p99_lag_s = quantile(lags, 0.99);
-  f.p50_lag_s = quantile(lags, 0.5);
+  f.p99_lag_s = lab::quantile(lags, 0.99);
+  f.p50_lag_s = lab::quantile(lags, 0.5);
   return f;
 }
 

@@ -59,7 +59,8 @@ std::string default_objects_yaml(const lab_options& o) {
          "spec:\n"
          "  tags: [lab]\n"
          "  instanceTemplateRef: {kind: ProxmoxUnmanagedTemplate, name: k8s-template}\n"
-         "  metadataOptions: {type: cdrom}\n"
+         "  metadataOptions: {type: cdrom}\n" +
+         (o.clone_mode.empty() ? std::string() : "  cloneMode: " + o.clone_mode + "\n") +
          "---\n"
          "apiVersion: karpenter.sh/v1\n"
          "kind: NodePool\n"

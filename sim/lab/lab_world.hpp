@@ -43,6 +43,8 @@ struct lab_options {
   std::string nodepool_cpu_limit = "1000";
   std::string nodepool_node_limit;  // limits.nodes; empty = none
   std::string consolidate_after = "2s";
+  // The ProxmoxNodeClass's cloneMode ("linked" or "full"); empty leaves it unset.
+  std::string clone_mode;
   // Controller settings (flag name without dashes -> value) on top of the lab's defaults.
   std::map<std::string, std::string> controller_settings;
 };

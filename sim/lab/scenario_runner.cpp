@@ -94,9 +94,19 @@ std::vector<host_placement> read_placement(lab_world& world) {
   return out;
 }
 
-// The closing figures: Proxmox requests per VM, the controller's RSS, CPU and a few counters.
+// The closing figures: Proxmox requests per VM, clone -> Ready per VM, the controller's RSS, CPU
+// and a few counters.
 void close_report(lab_world& world, run_report& report) {
   if (auto calls = read_proxmox_calls(world)) report.calls = *calls;
+  std::vector<vm_launch_timing> timings;
+  for (std::size_t i = 0; i < world.controller_count(); ++i) {
+    const auto& c = world.controller(i);
+    if (!c.process) continue;
+    if (auto t = read_launch_timings(c.process->log_path())) {
+      timings.insert(timings.end(), t->begin(), t->end());
+    }
+  }
+  report.launch_timings = summarise_launch_timings(timings);
   if (world.controller_count() > 0) {
     auto& c = world.controller(0);
     std::optional<process_sample> end = c.last_sample;
@@ -323,6 +333,7 @@ std::string run_report::summary() const {
     s += "  nodes when all pods ran (requests of app + DaemonSet pods, of allocatable):\n";
     for (const auto& n : nodes) s += "    " + n.line() + "\n";
   }
+  s += launch_timing_table(launch_timings);
   if (calls) s += "  Proxmox API: " + calls->summary() + "\n";
   if (controller_peak_rss_mib)
     s += "  controller: peak RSS " + fixed(*controller_peak_rss_mib) + " MiB, average CPU " +

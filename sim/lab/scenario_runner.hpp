@@ -1,13 +1,15 @@
 #pragma once
 // Plays a scenario against a started lab world (with its controller running), printing one
 // progress line per change, and gathers the closing summary: time to all pods Running, VMs per
-// host and NUMA node, node sizes with their DaemonSet share, Proxmox requests per VM, controller
-// peak RSS and average CPU. The same live view also runs without a scenario until stopped.
+// host and NUMA node, node sizes with their DaemonSet share, clone -> Ready per VM by step,
+// Proxmox requests per VM, controller peak RSS and average CPU. The same live view also runs
+// without a scenario until stopped.
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/lab/launch_timings.hpp"
 #include "sim/lab/node_sizes.hpp"
 #include "sim/lab/proxmox_calls.hpp"
 #include "sim/lab/scenario.hpp"
@@ -48,6 +50,8 @@ struct run_report {
   std::optional<double> controller_peak_rss_mib;
   std::optional<double> controller_average_cores;
   std::map<std::string, double> controller_counters;  // a few Karpenter counters at the end
+  // Clone -> Ready per VM by clone mode, from every replica's "clone to ready" log lines
+  std::vector<launch_timing_summary> launch_timings;
   double total_seconds = 0;
 
   std::string summary() const;

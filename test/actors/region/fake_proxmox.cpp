@@ -133,7 +133,8 @@ proxmox::upid fake_proxmox::start_task(const std::string& node, const std::strin
   u.id = std::to_string(vmid);
   u.text = "UPID:" + node + ":" + std::to_string(next_task_++) + ":" + type;
   auto outcome = task_outcomes.count(type) ? task_outcomes[type] : task_outcome::ok;
-  tasks_[u.text] = {u, outcome, std::move(effect)};
+  auto running = task_running_polls.count(type) ? task_running_polls[type] : 0;
+  tasks_[u.text] = {u, outcome, std::move(effect), running};
   return u;
 }
 
@@ -293,6 +294,11 @@ void fake_proxmox::task_status(const proxmox::upid& id,
   s.node = id.node;
   s.type = id.type;
   s.id = id.id;
+  if (it->second.running_polls > 0) {
+    --it->second.running_polls;
+    s.status = "running";
+    return done(s);
+  }
   switch (it->second.outcome) {
     case task_outcome::never_ends:
       s.status = "running";

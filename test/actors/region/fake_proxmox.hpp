@@ -41,6 +41,8 @@ class fake_proxmox final : public proxmox::api {
   std::map<std::string, std::string> host_status;     // online, offline
   std::map<std::string, std::vector<iso_file>> isos;  // host -> local storage's ISOs
   std::map<std::string, task_outcome> task_outcomes;  // by task type (qmclone, qmstart, ...)
+  // Tasks of these types answer "running" to this many polls before they end (virtual time).
+  std::map<std::string, int> task_running_polls;
   // The next calls of `method` fail with these errors, one each (for `vmid`, or any when 0).
   void fail_next(const std::string& method, kp::error e, std::uint32_t vmid = 0, int times = 1);
   // `method` stops answering (its callbacks are kept and never called): a crash mid-call.
@@ -122,6 +124,7 @@ class fake_proxmox final : public proxmox::api {
     proxmox::upid id;
     task_outcome outcome = task_outcome::ok;
     std::function<void()> effect;  // applied when the task ends well
+    int running_polls = 0;         // polls still to answer "running"
   };
   struct injected {
     kp::error error;

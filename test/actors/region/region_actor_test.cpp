@@ -150,6 +150,31 @@ TEST_F(RegionActor, ALaunchClonesUploadsConfiguresAndStartsWithFourWrites) {
   EXPECT_LE(pve->calls["vm_config"], 1);
 }
 
+TEST_F(RegionActor, ALaunchReplyCarriesItsStepTimesOnTheActorClock) {
+  auto a = spawn();
+  // clone_wait polls at once, then at 0.1, 0.3, 0.7 s: the clone ends at 0.7 s of virtual time.
+  pve->task_running_polls["qmclone"] = 3;
+  pve->task_running_polls["qmstart"] = 1;  // the start ends at its 0.1 s poll
+  auto r = launch(a, request("claim-t"));
+  ASSERT_TRUE(r.ok) << r.error.code << ": " << r.error.message;
+  EXPECT_TRUE(r.steps.measured);
+  EXPECT_FALSE(r.steps.full_clone) << "a linked clone of a template on thin storage";
+  EXPECT_EQ(r.steps.clone_us, 700'000);
+  EXPECT_EQ(r.steps.configure_us, 0) << "upload and config end at their first poll";
+  EXPECT_EQ(r.steps.boot_us, 100'000);
+  EXPECT_EQ(r.steps.after_boot_us, 0);
+}
+
+TEST_F(RegionActor, ALaunchThatResumesAVmItDidNotCloneReportsNoStepTimes) {
+  auto first = launch(spawn(), request("claim-r"));
+  ASSERT_TRUE(first.ok);
+  EXPECT_TRUE(first.steps.measured);
+  auto again = launch(spawn(), request("claim-r"));  // a restarted controller
+  ASSERT_TRUE(again.ok) << again.error.message;
+  EXPECT_TRUE(again.adopted);
+  EXPECT_FALSE(again.steps.measured) << "its clone ran before this launch";
+}
+
 TEST_F(RegionActor, ALaunchForAClaimWhoseVmRunsAdoptsItWithoutAWrite) {
   auto a = spawn();
   auto first = launch(a, request("claim-b"));
