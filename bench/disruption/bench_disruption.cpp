@@ -32,15 +32,19 @@ timing timed(F&& f) {
 
 const std::string big = kp::instance_types::generic_name(16, 2);  // 16 vCPU, 32 GB
 
-// 1,000 nodes of 16 vCPU, 20,000 pods of 700m / 1Gi: 900 nodes with 21 pods (14.7 vCPU),
-// 100 half-empty ones with 11 (7.7 vCPU) that consolidation should merge.
-builder consolidation_cluster() {
+// `nodes` nodes of 16 vCPU with 20 pods of 700m / 1Gi each on average: nine in ten hold 21 pods
+// (14.7 vCPU), the last tenth are half-empty with 11 (7.7 vCPU) and consolidation should merge
+// them. 1,000 nodes hold 20,000 pods; 5,000 hold 100,000.
+builder consolidation_cluster(int nodes) {
   builder b;
+  b.c.state.nodes.reserve(static_cast<std::size_t>(nodes));
+  b.c.state.nodeclaims.reserve(static_cast<std::size_t>(nodes));
+  b.c.state.bound_pods.reserve(static_cast<std::size_t>(nodes) * 20);
   int pod = 0;
-  for (int n = 0; n < 1000; ++n) {
+  for (int n = 0; n < nodes; ++n) {
     auto name = "node-" + std::to_string(n);
     b.add_node(name, big);
-    int pods = n < 900 ? 21 : 11;
+    int pods = n < nodes / 10 * 9 ? 21 : 11;
     for (int i = 0; i < pods; ++i) b.add_pod(name, "pod-" + std::to_string(pod++), 700, 1024);
   }
   return b;
@@ -58,8 +62,8 @@ builder stable_cluster() {
   return b;
 }
 
-int run_consolidation() {
-  auto b = consolidation_cluster();
+int run_consolidation(int cluster_nodes) {
+  auto b = consolidation_cluster(cluster_nodes);
   plan p;
   auto t = timed([&] { p = kp::disruption::plan_disruption(b.c); });
   std::size_t nodes = 0, replacements = 0;
@@ -104,11 +108,23 @@ int run_churn(int passes) {
 
 int main(int argc, char** argv) {
   std::string which = argc > 1 ? argv[1] : "all";
+  auto arg = [&](const char* name, int fallback, int max) {
+    return argc > 2 ? kp::parse_integer_field<int>(name, argv[2], 1, max)
+                    : kp::result<int>(fallback);
+  };
   int rc = 0;
-  if (which == "all" || which == "consolidation") rc |= run_consolidation();
+  if (which == "all" || which == "consolidation") {
+    // Every node has a NodeClaim and room on the one host of 100,000 vCPUs (16 per node).
+    auto nodes = arg("nodes", 1000, 6000);
+    if (!nodes) {
+      std::fprintf(stderr, "bench-disruption: %s\n", nodes.error().message.c_str());
+      return 2;
+    }
+    rc |= run_consolidation(*nodes);
+    if (which == "all") rc |= run_consolidation(5000);
+  }
   if (which == "all" || which == "churn") {
-    auto passes = argc > 2 ? kp::parse_integer_field<int>("passes", argv[2], 1, 1'000'000)
-                           : kp::result<int>(100);
+    auto passes = arg("passes", 100, 1'000'000);
     if (!passes) {
       std::fprintf(stderr, "bench-disruption: %s\n", passes.error().message.c_str());
       return 2;

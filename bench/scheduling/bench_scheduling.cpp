@@ -386,10 +386,10 @@ int main(int argc, char** argv) {
   if (argc == 3) return run_child(argv[1], argv[2]);
   if (argc != 1) return run_child("", "");
   std::vector<std::pair<std::string, std::string>> cases = {
-      {"diverse", "1"},     {"diverse", "100"},   {"diverse", "1000"},   {"diverse", "5000"},
-      {"diverse", "20000"}, {"packing", "a"},     {"packing", "b"},      {"packing", "c"},
-      {"packing", "d"},     {"existing", "1000"}, {"packing-f1", "a"},   {"packing-f1", "b"},
-      {"packing-f1", "c"},  {"packing-f1", "d"},  {"diverse-f1", "5000"}};
+      {"diverse", "1"},     {"diverse", "100"},   {"diverse", "1000"},  {"diverse", "5000"},
+      {"diverse", "20000"}, {"diverse", "50000"}, {"packing", "a"},     {"packing", "b"},
+      {"packing", "c"},     {"packing", "d"},     {"existing", "1000"}, {"packing-f1", "a"},
+      {"packing-f1", "b"},  {"packing-f1", "c"},  {"packing-f1", "d"},  {"diverse-f1", "5000"}};
   int status = 0;
   for (const auto& [kind, arg] : cases) {
     std::fflush(stdout);

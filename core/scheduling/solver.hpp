@@ -174,6 +174,7 @@ struct pod_group {
   std::vector<int> inverse;      // anti-affinity groups among them
   std::string invalid;           // set when the pods cannot be considered at all
   int cost_table = -1;           // per-pod price by type, shared by groups with equal requests
+  std::vector<int> rs_cost;      // by template: its f1 per-pod prices (rs_costs_), -1 unknown
 };
 
 // Why one attempt failed. Formatted only when a pod finally fails.
@@ -277,12 +278,14 @@ class solver {
                                                     const requirements& reqs, failure& f) const;
   resources right_sized_capacity(const instance_types::vm_size& size) const;
   resources right_sized_room(const tmpl& tp, const instance_types::vm_size& size) const;
-  const right_sized_costs& right_sized_cost(const pod_group& g, int ti);
-  double right_sized_reachable(const pod_group& g, int ti, const resources& total);
+  std::optional<instance_types::vm_size> smallest_size(const tmpl& tp,
+                                                       const resources& total) const;
+  const right_sized_costs& right_sized_cost(pod_group& g, int ti);
+  double right_sized_reachable(pod_group& g, int ti, const resources& total);
   void reserve_limits(tmpl& tp, int ti, slot& s, const resources& capacity);
   void add_right_sized_option(const slot& s, const tmpl& tp, planned_nodeclaim& nc,
                               std::vector<std::pair<double, std::uint16_t>>& priced,
-                              std::vector<label_id>& cts) const;
+                              std::vector<label_id>& cts);
 
   // solving
   bool place(pod_group& g, std::uint32_t pod, failure& last);
@@ -348,7 +351,11 @@ class solver {
   label_id rs_family_ = no_label, rs_ct_ = no_label;
   std::uint64_t rs_zone_mask_ = 0;
   resources rs_max_alloc_;  // allocatable of the largest size some host holds
-  std::unordered_map<std::uint64_t, right_sized_costs> rs_costs_;  // by group and template
+  // Per-pod f1 prices by pod requests and template: groups of one shape share them.
+  std::deque<right_sized_costs> rs_costs_;
+  std::map<std::pair<std::array<std::int64_t, max_resources>, int>, int> rs_cost_index_;
+  std::map<std::pair<std::int64_t, std::int64_t>, instance_types::instance_type>
+      rs_types_;  // by vCPUs and MiB, with offerings
 };
 
 }  // namespace kp::scheduling::detail

@@ -141,17 +141,22 @@ resources solver::right_sized_room(const tmpl& tp, const instance_types::vm_size
   return r;
 }
 
-std::optional<instance_types::vm_size> solver::right_size(const slot& s, const tmpl& tp,
-                                                          const resources& total,
-                                                          const requirements& reqs,
-                                                          failure& f) const {
+std::optional<instance_types::vm_size> solver::smallest_size(const tmpl& tp,
+                                                             const resources& total) const {
   resources need = total + tp.daemon;
   for (std::size_t r = 4; r < nres_; ++r)
     if (need.v[r] > 0) return std::nullopt;  // f1 types have no extended resources
   if (tp.kubelet_max_pods > 0 && whole(need.v[2]) > tp.kubelet_max_pods) return std::nullopt;
-  auto size = instance_types::smallest_right_size(
+  return instance_types::smallest_right_size(
       {need.v[0], whole(need.v[1]), whole(need.v[2]), whole(need.v[3])},
       snap_.right_sized.memory_overhead_percent);
+}
+
+std::optional<instance_types::vm_size> solver::right_size(const slot& s, const tmpl& tp,
+                                                          const resources& total,
+                                                          const requirements& reqs,
+                                                          failure& f) const {
+  auto size = smallest_size(tp, total);
   if (!size) return std::nullopt;
   const requirement* z = reqs.get(k_zone_);
   const requirement* g = reqs.get(k_region_);
@@ -178,25 +183,27 @@ std::optional<instance_types::vm_size> solver::right_size(const slot& s, const t
   return size;
 }
 
-const right_sized_costs& solver::right_sized_cost(const pod_group& g, int ti) {
-  auto key = static_cast<std::uint64_t>(&g - groups_.data()) * (tmpls_.size() + 1) +
-             static_cast<std::uint64_t>(ti);
-  auto [it, fresh] = rs_costs_.try_emplace(key);
-  if (!fresh) return it->second;
-  right_sized_costs& c = it->second;
-  const tmpl& tp = tmpls_[static_cast<std::size_t>(ti)];
+const right_sized_costs& solver::right_sized_cost(pod_group& g, int ti) {
+  auto t = static_cast<std::size_t>(ti);
+  if (g.rs_cost.size() <= t) g.rs_cost.resize(tmpls_.size(), -1);
+  if (g.rs_cost[t] >= 0) return rs_costs_[static_cast<std::size_t>(g.rs_cost[t])];
+  // Only the requests and the template's daemon overhead and pod limit matter: groups of one
+  // shape share the table (thousands of groups, a few dozen shapes).
+  auto [it, fresh] = rs_cost_index_.try_emplace({g.req.v, ti}, static_cast<int>(rs_costs_.size()));
+  g.rs_cost[t] = it->second;
+  if (!fresh) return rs_costs_[static_cast<std::size_t>(it->second)];
+  right_sized_costs& c = rs_costs_.emplace_back();
+  const tmpl& tp = tmpls_[t];
   c.per_pod.push_back(std::numeric_limits<float>::max());  // k = 0
-  slot none;                                               // limits are the caller's business here
-  none.tmpl = ti;
-  tmpl unlimited = tp;
-  unlimited.limited = false;
-  static const requirements open;
-  failure ignored;
   resources total;
   for (std::int64_t k = 1; k <= 110; ++k) {
     total += g.req;
-    auto size = right_size(none, unlimited, total, open, ignored);
-    if (!size) break;
+    // Limits and the claim's zones are the caller's business here: any host with room will do.
+    auto size = smallest_size(tp, total);
+    if (!size || !std::any_of(rs_zones_.begin(), rs_zones_.end(), [&](const right_sized_zone& h) {
+          return h.free_cpus >= size->vcpus && h.free_memory_bytes >= size->memory_mib * kMi;
+        }))
+      break;
     float per_pod =
         static_cast<float>(instance_types::right_sized_price(*size) / static_cast<double>(k));
     c.per_pod.push_back(per_pod);
@@ -210,7 +217,7 @@ const right_sized_costs& solver::right_sized_cost(const pod_group& g, int ti) {
 
 // The best per-pod price of an f1 size that still holds `total`: sizes for at least as many
 // pods of g's shape as `total` amounts to in its largest dimension.
-double solver::right_sized_reachable(const pod_group& g, int ti, const resources& total) {
+double solver::right_sized_reachable(pod_group& g, int ti, const resources& total) {
   const right_sized_costs& c = right_sized_cost(g, ti);
   std::int64_t k = 1;
   for (std::size_t r = 0; r < nres_; ++r)
@@ -234,16 +241,22 @@ void solver::reserve_limits(tmpl& tp, int ti, slot& s, const resources& capacity
 
 void solver::add_right_sized_option(const slot& s, const tmpl& tp, planned_nodeclaim& nc,
                                     std::vector<std::pair<double, std::uint16_t>>& priced,
-                                    std::vector<label_id>& cts) const {
+                                    std::vector<label_id>& cts) {
   (void)tp;
   if (!s.right_sized) return;
-  std::vector<instance_types::instance_type> one{
-      instance_types::right_sized_type(s.size, snap_.right_sized.memory_overhead_percent)};
-  instance_types::build_offerings(one, snap_.right_sized.zones);
+  // Built once per size and solve: many NodeClaims share a size.
+  auto [built, fresh] = rs_types_.try_emplace({s.size.vcpus, s.size.memory_mib});
+  if (fresh) {
+    std::vector<instance_types::instance_type> one{
+        instance_types::right_sized_type(s.size, snap_.right_sized.memory_overhead_percent)};
+    instance_types::build_offerings(one, snap_.right_sized.zones);
+    built->second = std::move(one.front());
+  }
+  const instance_types::instance_type& type = built->second;
   const requirement* z = s.reqs.get(k_zone_);
   const requirement* c = s.reqs.get(k_ct_);
   double best = std::numeric_limits<double>::max();
-  for (const auto& o : one.front().offerings) {
+  for (const auto& o : type.offerings) {
     if (!o.available || (z && !z->has(t_.find(o.zone), t_)) ||
         (c && !c->has(t_.find(o.capacity_type), t_)))
       continue;
@@ -254,12 +267,12 @@ void solver::add_right_sized_option(const slot& s, const tmpl& tp, planned_nodec
   std::size_t rank = 0;
   while (rank < priced.size() &&
          (priced[rank].first < best ||
-          (priced[rank].first == best && types_[priced[rank].second].src->name < one.front().name)))
+          (priced[rank].first == best && types_[priced[rank].second].src->name < type.name)))
     ++rank;
   if (rank >= opts_.max_instance_types) return;
   if (priced.size() + 1 > opts_.max_instance_types) priced.resize(opts_.max_instance_types - 1);
   if (std::find(cts.begin(), cts.end(), rs_ct_) == cts.end()) cts.push_back(rs_ct_);
-  nc.right_sized = std::move(one.front());
+  nc.right_sized = type;
   nc.right_sized_rank = rank;
 }
 
