@@ -18,7 +18,7 @@ inline constexpr std::string_view condition_reasons[] = {
     "RegionNotFound", "ProxmoxError", "InvalidRequest", "InvalidNodeClass", "JoinFailed",
     "LaunchFailed", "NotInTemplateSecretNamespaces", "ProxmoxStateUnknown", "RegionNotReady",
     "Registered", "NodeNotFound", "MultipleNodesFound", "Initialized", "NodeNotReady",
-    "StartupTaintsExist", "KnownEphemeralTaintsExist", "Ready", "NotReady",
+    "StartupTaintsExist", "KnownEphemeralTaintsExist", "ResourceNotRegistered", "Ready", "NotReady",
     // NodeClaim: DisruptionReason (actors/disruption)
     "Empty", "Drifted", "Underutilized", "Expired",
     // ProxmoxNodeClass: InstanceTemplateReady, InstanceMetadataOptionsReady, Ready
@@ -34,7 +34,8 @@ inline constexpr std::string_view condition_reasons[] = {
     // ProxmoxTemplate: ImageReady, Ready (actors/template_builder)
     "InvalidSpec", "StorageNotFound", "Building", "ImageImported", "TemplatesReady",
     "TemplatesPartiallyReady", "NoHostsOnline", "ProxmoxUnreachable", "DownloadFailed",
-    "CreateFailed", "TemplateConversionFailed", "RegionNotConfigured",
+    "CreateFailed", "TemplateConversionFailed", "RegionNotConfigured", "InvalidPCIDevices",
+    "PCIMappingNotFound",
     // CapacityBuffer: ReadyForProvisioning, Provisioning (actors/capacity_buffer)
     "Resolved", "PodTemplateNotFound", "ScalableRefNotFound", "ResolutionFailed",
     "FitsExistingCapacity", "RequiresNewCapacity", "NotReadyForProvisioning", "BufferEmpty"};

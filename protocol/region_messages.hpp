@@ -72,6 +72,23 @@ typename Inspector::result_type inspect(Inspector& f, data_disk& x) {
            x.ssd);
 }
 
+// One ProxmoxNodeClass pciDevices entry, checked: the launch's config write gives the VM
+// `count` entries `hostpciN: mapping=<mapping>[,pcie=1][,mdev=<mdev>]`, on a host with that many
+// devices of the mapping free.
+struct pci_device {
+  std::string mapping;
+  std::string resource_name;
+  int count = 1;
+  bool pcie = false;
+  std::string mdev;  // "" = the whole device
+  friend bool operator==(const pci_device&, const pci_device&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, pci_device& x) {
+  return f(caf::meta::type_name("pci_device"), x.mapping, x.resource_name, x.count, x.pcie, x.mdev);
+}
+
 // --- launch ----------------------------------------------------------------------------------
 
 // Makes (or finds and finishes) the VM of a NodeClaim. The launch is a resumable sequence:
@@ -89,8 +106,9 @@ struct launch_request {
   std::string instance_type;
   int vcpus = 1;
   std::uint64_t memory_mib = 1024;
-  std::uint64_t disk_gib = 0;         // 0: keep the template's disk
-  std::vector<data_disk> data_disks;  // written in the config call, after the template's disks
+  std::uint64_t disk_gib = 0;           // 0: keep the template's disk
+  std::vector<data_disk> data_disks;    // written in the config call, after the template's disks
+  std::vector<pci_device> pci_devices;  // hostpciN in the config call; placement finds them free
   // The node class's cloneMode: "full" (full=1), "linked", or "" (linked where the template's
   // disk's storage can hold linked clones, else full).
   std::string clone_mode;
@@ -268,12 +286,13 @@ struct host_capacity {
   std::int64_t free_cpus = 0;
   std::int64_t free_memory_bytes = 0;
   std::vector<numa_capacity> numa;
+  std::map<std::string, int> free_pci;  // PCI resource mapping -> devices free on this host
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, host_capacity& x) {
   return f(caf::meta::type_name("host_capacity"), x.host, x.online, x.free_cpus,
-           x.free_memory_bytes, x.numa);
+           x.free_memory_bytes, x.numa, x.free_pci);
 }
 
 struct region_inventory {
@@ -290,13 +309,16 @@ struct region_inventory {
   std::vector<host_capacity> capacity;  // hosts with a known topology
   // Hosts left out of placement and why (a NODE_SETTING_FILE entry that does not fit the host).
   std::map<std::string, std::string> unusable_hosts;
+  // PCI resource mappings (/cluster/mapping/pci) -> host -> devices mapped there; empty until
+  // read.
+  std::map<std::string, std::map<std::string, int>> pci_mappings;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, region_inventory& x) {
   return f(caf::meta::type_name("region_inventory"), x.region, x.refreshed, x.detail,
            x.hosts_online, x.hosts_offline, x.templates, x.vms, x.in_flight, x.queued,
-           x.peak_in_flight, x.capacity, x.unusable_hosts);
+           x.peak_in_flight, x.capacity, x.unusable_hosts, x.pci_mappings);
 }
 
 // --- after initialization: the cloud-init ISO ------------------------------------------------

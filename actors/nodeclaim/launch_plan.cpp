@@ -5,6 +5,7 @@
 
 #include "actors/nodeclaim/agent_join.hpp"
 #include "core/model/quantity.hpp"
+#include "protocol/kube/node_class_pci.hpp"
 
 namespace kp::actors::nodeclaim {
 namespace {
@@ -125,6 +126,8 @@ status apply_node_class(protocol::launch_request& request,
     disk.ssd = d.ssd.value_or(false);
     data_disks.push_back(std::move(disk));
   }
+  auto pci = kube::pci_device_needs(node_class);
+  if (!pci) return pci.error();
   if (!spec.clone_mode.empty() && spec.clone_mode != "linked" && spec.clone_mode != "full") {
     return invalid("cloneMode", spec.clone_mode);
   }
@@ -141,6 +144,9 @@ status apply_node_class(protocol::launch_request& request,
   request.min_free_memory_mib = min_free_memory_mib;
   request.disk_gib = disk;
   request.data_disks = std::move(data_disks);
+  request.pci_devices.clear();
+  for (const auto& d : *pci)
+    request.pci_devices.push_back({d.mapping, d.resource_name, d.count, d.pcie, d.mdev});
   request.clone_mode = spec.clone_mode;
   request.tags = spec.tags;
   request.security_groups = security_groups_of(node_class);
@@ -227,7 +233,8 @@ result<std::string> pick_region(const kube::node_claim& claim, const template_ch
 
 result<instance_types::instance_type> cheapest_instance_type(
     const std::vector<instance_types::instance_type>& types, const kube::node_claim& claim,
-    const std::string& region, double memory_overhead_percent) {
+    const std::string& region, double memory_overhead_percent,
+    const model::resource_list& devices) {
   auto requests = model::parse_resource_list(claim.spec.resource_requests);
   if (!requests) return requests.error();
   // Right-sized types exist by name only: the ones the claim lists join the candidates.
@@ -248,7 +255,9 @@ result<instance_types::instance_type> cheapest_instance_type(
                             [&](const auto& r) { return satisfies(labels, r); });
       if (!ok) continue;
       ++compatible;
-      if (!requests->fits_in(t.allocatable())) continue;
+      auto allocatable = t.allocatable();
+      allocatable += devices;
+      if (!requests->fits_in(allocatable)) continue;
       double p = price_of(t, region);
       if (best == nullptr || p < best_price || (p == best_price && t.name < best->name)) {
         best = &t;

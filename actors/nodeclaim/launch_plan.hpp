@@ -53,11 +53,13 @@ result<std::string> pick_region(const kube::node_claim& claim, const template_ch
                                 const std::vector<std::string>& regions);
 
 // The cheapest instance type whose labels satisfy the claim's requirements and whose
-// allocatable holds the claim's requests. Right-sized (f1) names the claim lists are built from
-// their names with `memory_overhead_percent`. Error "no_capacity" saying why.
+// allocatable, with the node class's PCI device resources `devices` added, holds the claim's
+// requests. Right-sized (f1) names the claim lists are built from their names with
+// `memory_overhead_percent`. Error "no_capacity" saying why.
 result<instance_types::instance_type> cheapest_instance_type(
     const std::vector<instance_types::instance_type>& types, const kube::node_claim& claim,
-    const std::string& region, double memory_overhead_percent = 0);
+    const std::string& region, double memory_overhead_percent = 0,
+    const model::resource_list& devices = {});
 
 // Hosts the claim allows (zone requirement In) and excludes (NotIn, plus the node class's).
 struct zone_limits {
@@ -90,9 +92,10 @@ cloudinit::nocloud_plan make_iso_plan(const kube::node_claim& claim,
 // minFreeCPU/minFreeMemory, the boot disk size (bootDevice.size, "30G"/"30Gi" = 30 GiB, T/Ti =
 // 1024 GiB, as Proxmox sizes disks), the additionalDisks (sized the same way; storage defaults
 // to bootDevice.storage, else the region takes the template's disk's), cloneMode (linked, full or
-// none), tags, securityGroups (interface defaults to net0) and resourcePool, sshKeys (for Proxmox's
-// `sshkeys` unless the type is cdrom) and the checks of validate_kproximate_fields. The claim's own
-// zone limits (zones_for) are not touched. Errors
+// none), the pciDevices (kube::pci_device_needs: hostpciN entries of the config write, on a host
+// with the devices free), tags, securityGroups (interface defaults to net0) and resourcePool,
+// sshKeys (for Proxmox's `sshkeys` unless the type is cdrom) and the checks of
+// validate_kproximate_fields. The claim's own zone limits (zones_for) are not touched. Errors
 // ("invalid_node_class") name the field and the value; the request is then unchanged.
 status apply_node_class(protocol::launch_request& request,
                         const kube::proxmox_node_class& node_class);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "actors/nodeclaim/launch_plan.hpp"
+#include "core/model/quantity.hpp"
 
 namespace kp::actors::nodeclaim {
 namespace {
@@ -88,6 +89,18 @@ std::optional<condition_reason> not_initialized_reason(const kube::node& node,
   }
   for (const auto& t : node.spec.taints) {
     if (known_ephemeral(t)) return condition_reason("KnownEphemeralTaintsExist");
+  }
+  // A device plugin registers its resource after the kubelet is ready: zero or absent until then.
+  // Only extended resources (domain/name) wait: the kubelet itself reports cpu, memory and pods.
+  auto zero = [](const std::string& text) {
+    auto q = model::parse_quantity(text);
+    return !q || q->is_zero();
+  };
+  for (const auto& [name, requested] : claim.spec.resource_requests) {
+    if (name.find('/') == std::string::npos || zero(requested)) continue;
+    auto it = node.status.allocatable.find(name);
+    if (it == node.status.allocatable.end() || zero(it->second))
+      return condition_reason("ResourceNotRegistered");
   }
   return std::nullopt;
 }

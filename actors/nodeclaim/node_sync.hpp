@@ -17,7 +17,9 @@ namespace kp::actors::nodeclaim {
 bool sync_registered_node(kube::node& node, const kube::node_claim& claim);
 
 // Why the Node is not initialized yet ("NodeNotReady", "StartupTaintsExist",
-// "KnownEphemeralTaintsExist"), nothing when it is.
+// "KnownEphemeralTaintsExist", "ResourceNotRegistered": a resource the claim requests, such as a
+// GPU, that the Node's allocatable does not show yet, as Karpenter waits for device plugins),
+// nothing when it is.
 std::optional<condition_reason> not_initialized_reason(const kube::node& node,
                                                        const kube::node_claim& claim);
 

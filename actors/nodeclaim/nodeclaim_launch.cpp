@@ -13,6 +13,7 @@
 #include "actors/nodeclaim/launch_plan.hpp"
 #include "actors/nodeclaim/template_secret_access.hpp"
 #include "core/disruption/cluster.hpp"
+#include "protocol/kube/node_class_pci.hpp"
 #include "protocol/kube/patches.hpp"
 
 namespace kp::actors::nodeclaim::detail {
@@ -279,8 +280,15 @@ void launch(self_ptr self, const kube::node_claim& claim) {
   auto types = node_overlay::overlaid(
       node_overlay::with_node_class_offerings(st.ctx.instance_types, *st.snapshot, {*region}),
       *st.snapshot);
-  auto type =
-      cheapest_instance_type(types, claim, *region, st.ctx.settings.vm_memory_overhead_percent);
+  // The node class's PCI devices: extended resources every VM of it gets (nvidia.com/gpu), on
+  // top of the type, listed in the claim's capacity and allocatable (an invalid entry fails the
+  // launch in apply_node_class).
+  model::resource_list devices;
+  if (auto pci = kube::pci_device_needs(*choice->node_class))
+    for (const auto& [name, n] : placement::pci_resources(*pci))
+      devices.set(name, model::quantity::from_units(n));
+  auto type = cheapest_instance_type(types, claim, *region,
+                                     st.ctx.settings.vm_memory_overhead_percent, devices);
   if (!type) {
     create_failed(self, claim, started, type.error().code, type.error().message);
     return;
@@ -296,6 +304,7 @@ void launch(self_ptr self, const kube::node_claim& claim) {
        chosen.capacity.milli("pods") > *nc.spec.kubelet->max_pods * 1000)) {
     chosen.capacity.set("pods", model::quantity::from_units(*nc.spec.kubelet->max_pods));
   }
+  chosen.capacity += devices;
   ensure_token(
       self, claim,
       [self, claim, nc, template_name, region = *region, type = chosen,

@@ -5,6 +5,7 @@
 
 #include "actors/nodeclaim/agent_join.hpp"
 #include "core/cloudinit/render_cloud_init.hpp"
+#include "protocol/kube/node_class_pci.hpp"
 
 namespace kp::actors::nodeclass_status {
 namespace {
@@ -184,6 +185,34 @@ condition_update metadata_condition(const kube::proxmox_node_class& nc, const se
               "cloud-init templates from " + sources.origin);
 }
 
+// pciDevices that cannot be launched: an entry the checks refuse, or a mapping no region that
+// has read its mappings lists (Proxmox lists only the mappings the token may use). Regions
+// that have not reported yet judge nothing.
+std::optional<condition_update> pci_problem(
+    const kube::proxmox_node_class& nc,
+    const std::vector<protocol::region_inventory>& inventories) {
+  auto needs = kube::pci_device_needs(nc);
+  if (!needs) return make("Ready", "False", "InvalidPCIDevices", needs.error().message);
+  std::vector<std::string> regions;
+  for (const auto& inv : inventories)
+    if (inv.refreshed && (nc.spec.region.empty() || inv.region == nc.spec.region))
+      regions.push_back(inv.region);
+  if (regions.empty()) return std::nullopt;
+  for (std::size_t i = 0; i < needs->size(); ++i) {
+    const auto& mapping = (*needs)[i].mapping;
+    bool listed = false;
+    for (const auto& inv : inventories)
+      listed = listed || (inv.refreshed && inv.pci_mappings.count(mapping) != 0);
+    if (!listed)
+      return make("Ready", "False", "PCIMappingNotFound",
+                  "pciDevices[" + std::to_string(i) + "].mapping \"" + mapping +
+                      "\": no Proxmox PCI resource mapping of that id in region(s) " +
+                      join(regions) + " (or the token lacks Mapping.Use on /mapping/pci/" +
+                      mapping + ")");
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<std::string> secrets_needed(const kube::proxmox_node_class& nc,
@@ -215,6 +244,8 @@ nodeclass_verdict evaluate_node_class(const kube::proxmox_node_class& nc,
     const auto& unknown = t.status != "True" ? t : m;
     return make("Ready", "Unknown", unknown.reason, unknown.message);
   }();
+  if (ready.status != "False")
+    if (auto pci = pci_problem(nc, inventories)) ready = std::move(*pci);
   return {std::move(t), std::move(m), std::move(ready)};
 }
 

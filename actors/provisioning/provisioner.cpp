@@ -467,14 +467,14 @@ void with_offerings(provisioner_pointer self, std::shared_ptr<env> e, offered_th
   };
   for (const auto& [name, region] : e->ctx.regions) {
     self->request(region, std::chrono::seconds(10), protocol::inventory_atom::value)
-        .then(guarded(
-                  e->boundary,
-                  [zones, one_done, name = name](protocol::region_inventory& inv) {
-                    for (const auto& h : inv.capacity) {
-                      zones->push_back({name, h.host, h.free_cpus, h.free_memory_bytes, h.online});
-                    }
-                    one_done();
-                  }),
+        .then(guarded(e->boundary,
+                      [zones, one_done, name = name](protocol::region_inventory& inv) {
+                        for (const auto& h : inv.capacity) {
+                          zones->push_back({name, h.host, h.free_cpus, h.free_memory_bytes,
+                                            h.online, h.free_pci});
+                        }
+                        one_done();
+                      }),
               guarded(e->boundary, [self, one_done, name = name](caf::error& err) {
                 self->state.log.warn("region did not report its hosts; no offerings there",
                                      {{"region", name}, {"reason", caf::to_string(err)}});

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "actors/node_overlay/overlaid_types.hpp"
+#include "actors/provisioning/pci_offerings.hpp"
 #include "actors/provisioning/provisionable.hpp"
 #include "core/model/labels.hpp"
 #include "protocol/kube/model_translation.hpp"
@@ -84,6 +85,8 @@ scheduling_input build_scheduling_input(const protocol::cluster_snapshot& snap,
   // that nothing is unschedulable merely for lack of bookkeeping. NodeOverlays apply on top.
   s.instance_types =
       node_overlay::overlaid(node_overlay::with_node_class_offerings(types, snap), snap);
+  // The hosts' own reports, before any stand-in: only those know which devices are free.
+  const auto reported_hosts = right_sized.zones;
   if (right_sized.zones.empty()) right_sized.zones = node_overlay::selected_zones(snap);
   s.right_sized = std::move(right_sized);
 
@@ -171,9 +174,16 @@ scheduling_input build_scheduling_input(const protocol::cluster_snapshot& snap,
         continue;
       }
       // The node class's kubelet maxPods lowers the pods every node of this pool can hold.
-      if (const auto* nc = protocol::cluster_snapshot::find(snap.node_classes, ref.name);
-          nc != nullptr && nc->spec.kubelet && nc->spec.kubelet->max_pods) {
+      const auto* nc = protocol::cluster_snapshot::find(snap.node_classes, ref.name);
+      if (nc != nullptr && nc->spec.kubelet && nc->spec.kubelet->max_pods) {
         m->kubelet_max_pods = *nc->spec.kubelet->max_pods;
+      }
+      // PCI devices: their resources on every node, offered only where the devices are free.
+      if (nc != nullptr) {
+        if (auto why = offer_pci_devices(*m, *nc, reported_hosts); !why.empty()) {
+          in.skipped_pools.push_back(who + ": " + why);
+          continue;
+        }
       }
       in.pools[np->metadata.name] = np.get();
       s.nodepools.push_back(std::move(*m));

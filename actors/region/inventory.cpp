@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "actors/region/pci_passthrough.hpp"
 #include "core/ownership/vm_mark.hpp"
 #include "protocol/proxmox/property_string.hpp"
 
@@ -17,6 +18,7 @@ placement::vm_allocation allocation_from_config(int vmid, const proxmox::vm_conf
   a.vcpus = static_cast<int>(config.sockets.value_or(1) * config.cores.value_or(1));
   a.memory_bytes = static_cast<std::int64_t>(config.memory_mib.value_or(512)) << 20;
   a.managed = managed;
+  a.pci = mapped_pci_devices(config);
   if (config.affinity && !config.affinity->empty()) {
     for (unsigned c : *config.affinity) a.pinned.insert(static_cast<int>(c));
   } else if (config.description) {

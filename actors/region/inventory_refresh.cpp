@@ -10,6 +10,7 @@
 #include <prometheus/family.h>
 
 #include "actors/region/inventory.hpp"
+#include "actors/region/pci_passthrough.hpp"
 #include "actors/region/region_state.hpp"
 #include "core/topology/resolve_topology.hpp"
 
@@ -70,6 +71,20 @@ void fetch_details(self_ptr self) {
   auto one_done = [self, pending] {
     if (--*pending == 0) finish_refresh(self, "");
   };
+  // The PCI resource mappings, once per refresh: devices come and go with hardware and with
+  // the mappings people edit. A failed read keeps the last answer.
+  ++*pending;
+  st.api->pci_mappings(bounce<std::vector<proxmox::pci_resource_mapping>>(
+      self, [self, one_done](result<std::vector<proxmox::pci_resource_mapping>> r) {
+        auto& st = self->state;
+        if (r) {
+          st.pci_mappings = pci_mappings_of(*r);
+        } else {
+          st.log.debug("reading the PCI resource mappings failed; keeping the last ones",
+                       {{"region", st.cfg.region}, {"error", r.error().message}});
+        }
+        one_done();
+      }));
   for (auto& [name, h] : st.hosts) {
     if (!h.online() || h.node_status) continue;
     ++*pending;
@@ -301,10 +316,12 @@ void rebuild_placement(region_state& st) {
   for (auto it = st.unusable_hosts.begin(); it != st.unusable_hosts.end();) {
     it = st.hosts.count(it->first) == 0 ? st.unusable_hosts.erase(it) : std::next(it);
   }
+  auto devices = placement::pci_devices_by_host(st.pci_mappings);
   for (const auto& [name, h] : st.hosts) {
     auto topology = topology_of(st, h);
     if (!topology) continue;
     auto hs = placement_host_of(h, *topology, st.vms, st.reserved, st.cfg.cluster_name);
+    if (auto d = devices.find(name); d != devices.end()) hs.pci_devices = d->second;
     st.placement_hosts.push_back(std::move(hs));
   }
 }
@@ -393,13 +410,14 @@ region_inventory snapshot(const region_state& st) {
   inv.queued = static_cast<std::uint32_t>(st.window->queued());
   inv.peak_in_flight = static_cast<std::uint32_t>(st.peak_in_flight);
   for (const auto& h : st.placement_hosts) {
-    protocol::host_capacity c{h.name(), h.online, h.free_cpus(), h.free_memory(), {}};
+    protocol::host_capacity c{h.name(), h.online, h.free_cpus(), h.free_memory(), {}, h.free_pci()};
     const auto& nodes = h.topology().numa_nodes;
     for (std::size_t i = 0; i < nodes.size(); ++i)
       c.numa.push_back({nodes[i].id, h.numa_free_cpus(i), h.numa_free_memory(i)});
     inv.capacity.push_back(std::move(c));
   }
   inv.unusable_hosts = st.unusable_hosts;
+  for (const auto& m : st.pci_mappings) inv.pci_mappings[m.id] = m.devices;
   return inv;
 }
 

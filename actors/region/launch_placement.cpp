@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "actors/region/pci_passthrough.hpp"
 #include "actors/region/region_state.hpp"
 #include "core/placement/place_vm.hpp"
 
@@ -115,7 +116,10 @@ region_error place_new_vm(self_ptr self, launch_op& op) {
   auto vmid = st.ids.reserve(vmid_allocator::clock::now());
   if (!vmid) return {"proxmox", "no free VMID"};
   op.vmid = *vmid;
-  placement::vm_request want{req.vcpus, static_cast<std::int64_t>(req.memory_mib) << 20};
+  // Devices count like CPU and memory: the reservation below holds them until the VM's own
+  // config shows them, so two launches never get one device.
+  placement::vm_request want{req.vcpus, static_cast<std::int64_t>(req.memory_mib) << 20,
+                             pci_needs_of(req.pci_devices)};
   auto policy = req.static_cpu_policy || st.cfg.static_cpu_policy
                     ? placement::cpu_policy::static_pinning
                     : placement::cpu_policy::simple;

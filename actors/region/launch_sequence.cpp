@@ -10,6 +10,7 @@
 #include "actors/region/clone_kind.hpp"
 #include "actors/region/data_disks.hpp"
 #include "actors/region/inventory.hpp"
+#include "actors/region/pci_passthrough.hpp"
 #include "actors/region/region_state.hpp"
 #include "core/cloudinit/vm_render.hpp"
 #include "core/ownership/vm_mark.hpp"
@@ -212,6 +213,7 @@ proxmox::vm_config_update config_update(region_state& st, const launch_op& op) {
   }
   if (!op.iso_volid.empty()) u.drives["ide2"] = proxmox::cdrom_drive(op.iso_volid);
   for (const auto& [key, drive] : op.data_drives) u.drives[key] = drive;
+  for (const auto& [key, value] : op.hostpci) u.raw.emplace_back(key, value);
   if (op.pinning) {
     u.numa = true;
     std::uint64_t total_mib = req.memory_mib, given = 0;
@@ -242,11 +244,17 @@ proxmox::vm_config_update config_update(region_state& st, const launch_op& op) {
 }
 
 // The additionalDisks as drives after the disks of the config the clone started from (the
-// template's, or a resumed clone's own before its config call).
+// template's, or a resumed clone's own before its config call), and the pciDevices as the
+// hostpciN entries it leaves free.
 region_error plan_data_disks(launch_op& op) {
-  auto drives = data_disk_drives(op.base_config.value_or(proxmox::vm_config{}), op.req.data_disks);
+  const auto base = op.base_config.value_or(proxmox::vm_config{});
+  auto drives = data_disk_drives(base, op.req.data_disks);
   if (!drives) return {drives.error().code, drives.error().message};
   op.data_drives = std::move(*drives);
+  // The pciDevices as the next free hostpciN entries of the same write.
+  auto hostpci = hostpci_entries(base, op.req.pci_devices);
+  if (!hostpci) return {hostpci.error().code, hostpci.error().message};
+  op.hostpci = std::move(*hostpci);
   return {};
 }
 
@@ -591,6 +599,8 @@ void record_started(self_ptr self, const std::shared_ptr<launch_op>& op) {
   c.memory_mib = op->req.memory_mib;
   c.tags = normalised_tags(op->req.tags);
   if (!op->ipconfig0.empty()) c.ipconfigs[0] = op->ipconfig0;
+  // The devices it holds, until the next refresh reads them from Proxmox.
+  for (const auto& [key, value] : op->hostpci) c.raw[key] = value;
   vm.pool = op->req.resource_pool;
   if (op->pinning && !op->resumed && st.cfg.can_set_affinity) {
     std::vector<unsigned> cpus;

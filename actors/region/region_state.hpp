@@ -68,6 +68,7 @@ struct launch_op {
   std::optional<proxmox::vm_config> base_config;
   std::optional<proxmox::vm_config> current;          // the VM's config as last read (resume)
   std::map<std::string, proxmox::drive> data_drives;  // additionalDisks, for the config call
+  std::map<std::string, std::string> hostpci;         // pciDevices (hostpciN), for the config call
   std::string ipconfig0;                              // written in the config call
   std::string ip_address;                             // held in the IPAM ("" when none)
   std::vector<cloudinit::vm_nic> nics;                // the VM's NICs with our MACs and addresses
@@ -102,6 +103,9 @@ struct region_state {
   std::map<std::string, std::string> storage_types;
   std::map<std::uint32_t, vm_record> vms;
   std::vector<placement::host_state> placement_hosts;
+  // PCI resource mappings as the last successful read of /cluster/mapping/pci listed them (one
+  // read per refresh, beside the listing).
+  std::vector<placement::pci_mapping> pci_mappings;
   std::map<std::uint32_t, std::pair<std::string, placement::vm_allocation>> reserved;
   vmid_allocator ids;
   std::unique_ptr<credit_windows> windows;

@@ -1,6 +1,7 @@
 #pragma once
 // Proxmox instance types: VM shapes (vCPU, memory, disk) with the kubelet overhead Karpenter
 // subtracts to get allocatable, and offerings per (region, zone = Proxmox host, capacity type).
+#include <map>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,8 @@ struct zone_capacity {
   std::int64_t free_cpus = 0;
   std::int64_t free_memory_bytes = 0;
   bool schedulable = true;  // excluded or offline hosts offer nothing
+  // PCI resource mapping -> devices free (a node class's pciDevices are offered where they are).
+  std::map<std::string, int> free_pci;
 };
 
 // One offering per (region, zone, the type's capacity type), priced synthetically, available

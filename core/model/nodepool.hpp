@@ -59,6 +59,9 @@ struct nodepool {
   // The node class's kubelet maxPods: caps the pods of every node of this pool below what its
   // instance type would allow (the provider fills it in; Kubernetes has no such NodePool field).
   std::optional<std::int64_t> kubelet_max_pods;
+  // Extended resources every node of this pool gets from its node class's PCI devices
+  // (nvidia.com/gpu: 1), on top of its instance type's capacity (the provider fills it in).
+  resource_list device_capacity;
   friend bool operator==(const nodepool&, const nodepool&) = default;
 };
 

@@ -69,6 +69,7 @@ void host_state::add(const vm_allocation& vm) {
   }
   if (vm.managed) ++managed_vms_;
   memory_used_ += vm.memory_bytes;
+  for (const auto& [mapping, n] : vm.pci) pci_used_[mapping] += n;
   for (const auto& binding : vm.numa) {
     for (std::size_t i = 0; i < topology_.numa_nodes.size(); ++i) {
       if (topology_.numa_nodes[i].id == binding.host_node)
@@ -88,6 +89,7 @@ bool host_state::remove(int vmid) {
   pinned_count_ = managed_vms_ = 0;
   unpinned_vcpus_ = committed_vcpus_ = 0;
   memory_used_ = 0;
+  pci_used_.clear();
   std::fill(numa_memory_used_.begin(), numa_memory_used_.end(), 0);
   for (const auto& vm : remaining) add(vm);
   return true;
@@ -118,6 +120,15 @@ std::int64_t host_state::numa_free_memory(std::size_t numa_index) const {
 int host_state::numa_free_cpus(std::size_t numa_index) const {
   if (numa_index >= topology_.numa_nodes.size()) return 0;
   return (unpinned_cpus() & topology_.numa_nodes[numa_index].cpus).size();
+}
+
+pci_counts host_state::free_pci() const {
+  pci_counts out;
+  for (const auto& [mapping, n] : pci_devices) {
+    auto used = pci_used_.find(mapping);
+    out[mapping] = std::max(n - (used == pci_used_.end() ? 0 : used->second), 0);
+  }
+  return out;
 }
 
 double host_state::committed_load() const {

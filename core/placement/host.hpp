@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/placement/cpu_set.hpp"
+#include "core/placement/pci_devices.hpp"
 
 namespace kp::placement {
 
@@ -56,6 +57,7 @@ struct vm_allocation {
   cpu_set pinned;
   std::vector<numa_binding> numa;
   bool managed = true;  // created by this controller (counts for the Spread strategy)
+  pci_counts pci;       // mapped PCI devices it holds (hostpciN: mapping=<id>)
 };
 
 class host_state {
@@ -68,6 +70,8 @@ class host_state {
   bool online = true;
   // Usage fraction reported by Proxmox (0..1); lags, so strategies prefer our own accounting.
   double reported_cpu_load = 0;
+  // Devices of each PCI resource mapping on this host (from /cluster/mapping/pci).
+  pci_counts pci_devices;
 
   // Accounts a VM: pinned CPUs, counted vCPUs, memory, per-NUMA memory.
   void add(const vm_allocation& vm);
@@ -86,6 +90,9 @@ class host_state {
   // CPUs of the NUMA node neither reserved nor pinned: what pinning could still take there.
   // Unpinned VMs float over every node, so they count against free_cpus() only.
   int numa_free_cpus(std::size_t numa_index) const;
+  // Devices of each mapping the host has that no VM here holds (mappings without any device
+  // here are absent).
+  pci_counts free_pci() const;
   // Committed vCPUs over usable CPUs (0..1+): our own, lag-free load measure.
   double committed_load() const;
 
@@ -103,6 +110,7 @@ class host_state {
   int unpinned_vcpus_ = 0;
   int committed_vcpus_ = 0;
   std::int64_t memory_used_ = 0;
+  pci_counts pci_used_;
   std::vector<std::int64_t> numa_memory_used_;
 };
 

@@ -10,7 +10,7 @@ result<placement_decision> place_vm(std::vector<host_state>& hosts, int vmid, co
   auto ranked = rank_hosts(hosts, vm, filter, s, cursor);
   for (std::size_t index : ranked) {
     placement_decision decision{index, std::nullopt};
-    vm_allocation allocation{vmid, vm.vcpus, vm.memory_bytes, {}, {}, true};
+    vm_allocation allocation{vmid, vm.vcpus, vm.memory_bytes, {}, {}, true, vm.pci};
     if (policy == cpu_policy::static_pinning) {
       decision.pinned = choose_pinning(hosts[index], vm.vcpus, vm.memory_bytes);
       if (!decision.pinned) continue;  // CPUs are there, but not in a shape that pins

@@ -70,7 +70,8 @@ enum class verdict {
   cpu,
   memory,
   min_free_cpu,
-  min_free_memory
+  min_free_memory,
+  pci
 };
 
 verdict judge(const host_state& host, const vm_request& vm, const host_filter& filter) {
@@ -85,6 +86,7 @@ verdict judge(const host_state& host, const vm_request& vm, const host_filter& f
   if (free_memory < vm.memory_bytes) return verdict::memory;
   if (free_cpus - vm.vcpus < filter.min_free_cpu) return verdict::min_free_cpu;
   if (free_memory - vm.memory_bytes < filter.min_free_memory) return verdict::min_free_memory;
+  if (!vm.pci.empty() && !pci_fits(vm.pci, host.free_pci())) return verdict::pci;
   return verdict::eligible;
 }
 
@@ -119,6 +121,8 @@ std::string ineligibility(const host_state& host, const vm_request& vm, const ho
       return "would leave fewer than " + std::to_string(filter.min_free_cpu) + " free CPUs";
     case verdict::min_free_memory:
       return "would leave less than " + gib(filter.min_free_memory) + " free memory";
+    case verdict::pci:
+      return pci_shortfall(vm.pci, host.free_pci());
   }
   return {};
 }

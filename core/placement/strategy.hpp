@@ -39,6 +39,7 @@ struct host_filter {
 struct vm_request {
   int vcpus = 1;
   std::int64_t memory_bytes = 0;
+  pci_counts pci;  // mapped PCI devices it needs free on its host
 };
 
 // State a caller keeps between placements (the region actor owns it).

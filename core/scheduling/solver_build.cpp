@@ -233,11 +233,14 @@ void solver::build_templates() {
       tp.daemon_ports.insert(tp.daemon_ports.end(), ports.begin(), ports.end());
     }
     if (np.kubelet_max_pods) tp.kubelet_max_pods = *np.kubelet_max_pods;
+    // Resources no pod asks for are not in the table and drop out here.
+    const resources devices = rt_.from(np.device_capacity);
     offer_right_sized(tp, np);
+    tp.right_sized_room += devices;
     tp.room.resize(types_.size());
     const int pods_index = rt_.find("pods");
     for (std::size_t i = 0; i < types_.size(); ++i) {
-      tp.room[i] = types_[i].alloc;
+      tp.room[i] = types_[i].alloc + devices;
       if (np.kubelet_max_pods && pods_index >= 0) {
         auto& pods = tp.room[i].v[static_cast<std::size_t>(pods_index)];
         pods = std::min(pods, *np.kubelet_max_pods * 1000);
@@ -435,12 +438,14 @@ resources solver::unlaunched_room(const model::nodeclaim& nc, const requirements
   }
   if (!any) return {};
   const int pods_index = rt_.find("pods");
-  if (pods_index >= 0)
-    for (const auto& np : snap_.nodepools)
-      if (np.name == nc.nodepool && np.kubelet_max_pods) {
-        auto& pods = room.v[static_cast<std::size_t>(pods_index)];
-        pods = std::min(pods, *np.kubelet_max_pods * 1000);
-      }
+  for (const auto& np : snap_.nodepools) {
+    if (np.name != nc.nodepool) continue;
+    room += rt_.from(np.device_capacity);
+    if (pods_index >= 0 && np.kubelet_max_pods) {
+      auto& pods = room.v[static_cast<std::size_t>(pods_index)];
+      pods = std::min(pods, *np.kubelet_max_pods * 1000);
+    }
+  }
   return room;
 }
 

@@ -141,6 +141,15 @@ void fields(IO& io, additional_disk& v) {
 }
 
 template <class IO>
+void fields(IO& io, node_class_pci_device& v) {
+  io("mapping", v.mapping, {.required = true});
+  io("resourceName", v.resource_name, {.required = true});
+  io("count", v.count);
+  io("pcie", v.pcie);
+  io("mdev", v.mdev);
+}
+
+template <class IO>
 void fields(IO& io, metadata_options& v) {
   io("type", v.type);
   io("templatesRef", v.templates_ref);
@@ -167,6 +176,7 @@ void fields(IO& io, proxmox_node_class_spec& v) {
   io("kubeletConfiguration", v.kubelet);
   io("bootDevice", v.boot);
   io("additionalDisks", v.additional_disks);
+  io("pciDevices", v.pci_devices);
   io("cloneMode", v.clone_mode);
   io("tags", v.tags);
   io("metadataOptions", v.metadata);
@@ -300,6 +310,7 @@ KP_KUBE_INSTANTIATE_FIELDS(kp::kube::kubelet_configuration)
 KP_KUBE_INSTANTIATE_FIELDS(kp::kube::instance_template_reference)
 KP_KUBE_INSTANTIATE_FIELDS(kp::kube::boot_device)
 KP_KUBE_INSTANTIATE_FIELDS(kp::kube::additional_disk)
+KP_KUBE_INSTANTIATE_FIELDS(kp::kube::node_class_pci_device)
 KP_KUBE_INSTANTIATE_FIELDS(kp::kube::metadata_options)
 KP_KUBE_INSTANTIATE_FIELDS(kp::kube::security_group)
 KP_KUBE_INSTANTIATE_FIELDS(kp::kube::proxmox_node_class_spec)

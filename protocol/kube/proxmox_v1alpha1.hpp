@@ -53,6 +53,19 @@ struct additional_disk {
   friend bool operator==(const additional_disk&, const additional_disk&) = default;
 };
 
+// One pciDevices entry: `count` devices of a Proxmox PCI resource mapping for each VM of the
+// class (hostpciN: mapping=<id> in the launch's config write), which the guest's device plugin
+// advertises as the extended resource `resourceName`. Scheduling offers the resource only on
+// hosts with that many devices of the mapping free.
+struct node_class_pci_device {
+  std::string mapping;
+  std::string resource_name;  // resourceName, e.g. nvidia.com/gpu
+  std::optional<std::int64_t> count;  // absent = 1
+  std::optional<bool> pcie;
+  std::string mdev;  // mediated device type, "" = the whole device
+  friend bool operator==(const node_class_pci_device&, const node_class_pci_device&) = default;
+};
+
 struct metadata_options {
   std::string type;  // none, cdrom, guestAgent
   std::optional<secret_reference> templates_ref;
@@ -81,6 +94,7 @@ struct proxmox_node_class_spec {
   std::optional<kubelet_configuration> kubelet;   // kubeletConfiguration
   boot_device boot;                               // bootDevice
   std::vector<additional_disk> additional_disks;  // additionalDisks
+  std::vector<node_class_pci_device> pci_devices;  // pciDevices
   // cloneMode: linked, full; "" = linked where the template's storage can, else full. Only new
   // VMs follow a change, so it is not drift.
   std::string clone_mode;

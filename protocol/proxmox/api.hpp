@@ -31,6 +31,8 @@ class api {
   virtual void node_status(const std::string& node, callback<node_status> done) = 0;
   virtual void node_network(const std::string& node,
                             callback<std::vector<network_interface>> done) = 0;
+  // GET /cluster/mapping/pci: the cluster's PCI resource mappings.
+  virtual void pci_mappings(callback<std::vector<pci_resource_mapping>> done) = 0;
 
   // --- VMs (tasks return their UPID)
   virtual void vm_config(const std::string& node, std::uint32_t vmid,

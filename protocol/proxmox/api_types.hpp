@@ -61,6 +61,14 @@ struct node_status {
   std::vector<std::string> loadavg;
 };
 
+// One PCI resource mapping as GET /cluster/mapping/pci lists it: each `map` entry is one device
+// on one host ("node=pve2,path=0000:01:00.0,id=10de:2204,...").
+struct pci_resource_mapping {
+  std::string id;
+  bool mdev = false;
+  std::vector<std::string> map;
+};
+
 struct network_interface {
   std::string iface;  // vmbr0, eno1
   std::string type;   // bridge, eth, bond, ...

@@ -327,6 +327,12 @@ void client::node_network(const std::string& node, callback<std::vector<network_
                                         decode_network);
 }
 
+void client::pci_mappings(callback<std::vector<pci_resource_mapping>> done) {
+  typed<std::vector<pci_resource_mapping>>(impl_, "GET", "/cluster/mapping/pci",
+                                           "/cluster/mapping/pci", {}, std::move(done),
+                                           decode_pci_mappings);
+}
+
 void client::next_vmid(std::optional<std::uint32_t> wanted, callback<std::uint32_t> done) {
   form_params p;
   if (wanted) p.emplace_back("vmid", std::to_string(*wanted));

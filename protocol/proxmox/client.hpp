@@ -69,6 +69,7 @@ class client final : public api {
   void node_status(const std::string& node, callback<kp::proxmox::node_status> done) override;
   void node_network(const std::string& node,
                     callback<std::vector<network_interface>> done) override;
+  void pci_mappings(callback<std::vector<pci_resource_mapping>> done) override;
   // The lowest free VMID (nothing is reserved); with `wanted`, that id or "conflict" if taken.
   void next_vmid(std::optional<std::uint32_t> wanted, callback<std::uint32_t> done);
 

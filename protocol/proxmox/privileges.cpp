@@ -10,7 +10,7 @@ namespace kp::proxmox {
 
 namespace {
 
-constexpr std::array<call_privileges, 42> table{{
+constexpr std::array<call_privileges, 43> table{{
     // --- reads that decide everything else
     {"version", "GET", "/version", "", "", "client only: any user may read the version", false},
     {"cluster_resources", "GET", "/cluster/resources", "/",
@@ -21,6 +21,9 @@ constexpr std::array<call_privileges, 42> table{{
      "host CPU, memory and NUMA capacity for placement"},
     {"node_network", "GET", "/nodes/{node}/network", "/nodes/{node}", "Sys.Audit",
      "bridges a node class may attach to"},
+    {"pci_mappings", "GET", "/cluster/mapping/pci", "/mapping/pci/{id}", "Mapping.Use",
+     "any of Mapping.Use, Mapping.Audit or Mapping.Modify per mapping: Proxmox lists only those, "
+     "so a ProxmoxNodeClass's pciDevices mapping without it has no devices anywhere"},
     {"next_vmid", "GET", "/cluster/nextid", "", "",
      "client only: VMIDs come from the region's allocator over /cluster/resources", false},
     {"task_status", "GET", "/nodes/{node}/tasks/{upid}/status", "/nodes/{node}", "Sys.Audit",
@@ -47,12 +50,13 @@ constexpr std::array<call_privileges, 42> table{{
     {"convert_to_template", "POST", "/nodes/{node}/qemu/{vmid}/template", "/vms/{vmid}",
      "VM.Allocate", "the template builder converts the imported VM into a template"},
     {"update_vm_config", "POST", "/nodes/{node}/qemu/{vmid}/config",
-     "/vms/{vmid}, /sdn/zones/{zone}/{bridge}",
+     "/vms/{vmid}, /sdn/zones/{zone}/{bridge}, /mapping/pci/{id}",
      "VM.Config.CPU VM.Config.Memory VM.Config.Network VM.Config.CDROM VM.Config.Cloudinit "
-     "VM.Config.Options VM.Config.HWType VM.Config.Disk SDN.Use",
+     "VM.Config.Options VM.Config.HWType VM.Config.Disk SDN.Use Mapping.Use",
      "launch sets cores/sockets/numa (CPU), memory (Memory), net (Network and SDN.Use on the "
      "bridge), ide2 (CDROM), ipconfig0/sshkeys (Cloudinit), tags/onboot/description "
-     "(Options), smbios1 (HWType), boot (Disk); sync rewrites tags; ISO release deletes ide2"},
+     "(Options), smbios1 (HWType), boot (Disk), hostpciN mapping=<id> (HWType and Mapping.Use on "
+     "the mapping, for pciDevices); sync rewrites tags; ISO release deletes ide2"},
     {"put_vm_config", "PUT", "/nodes/{node}/qemu/{vmid}/config", "/vms/{vmid}",
      "VM.Config.Options VM.Config.CDROM", "client only: the synchronous form of the same change",
      false},

@@ -176,6 +176,19 @@ result<std::vector<network_interface>> decode_network(const json::value& data) {
   });
 }
 
+result<std::vector<pci_resource_mapping>> decode_pci_mappings(const json::value& data) {
+  return each<pci_resource_mapping>(data, "PCI mappings", [](const json::object& o) {
+    pci_resource_mapping m;
+    m.id = text(o, "id");
+    m.mdev = flag(o, "mdev");
+    if (const auto* map = o.if_contains("map"); map != nullptr && map->is_array()) {
+      for (const auto& entry : map->as_array())
+        if (entry.is_string()) m.map.emplace_back(entry.as_string());
+    }
+    return result<pci_resource_mapping>(std::move(m));
+  });
+}
+
 result<std::uint32_t> decode_vmid(const json::value& data) {
   auto d = number(&data);
   if (!d || *d < 1 || *d > 999999999 || std::floor(*d) != *d) {

@@ -20,6 +20,7 @@ result<version_info> decode_version(const boost::json::value& data);
 result<std::vector<cluster_resource>> decode_cluster_resources(const boost::json::value& data);
 result<node_status> decode_node_status(const boost::json::value& data);
 result<std::vector<network_interface>> decode_network(const boost::json::value& data);
+result<std::vector<pci_resource_mapping>> decode_pci_mappings(const boost::json::value& data);
 // nextid: "100" (Proxmox sends a string) or 100.
 result<std::uint32_t> decode_vmid(const boost::json::value& data);
 result<upid> decode_upid(const boost::json::value& data);

@@ -461,5 +461,18 @@ TEST(NodeSync, ANodeIsInitializedWhenReadyWithoutStartupOrEphemeralTaints) {
   EXPECT_FALSE(not_initialized_reason(n, c).has_value());
 }
 
+TEST(NodeSync, ANodeWhoseClaimRequestsAGpuIsInitializedOnlyOnceItsAllocatableShowsOne) {
+  auto c = claim();
+  c.spec.resource_requests["nvidia.com/gpu"] = "1";
+  kube::node n;
+  n.status.conditions.push_back({"Ready", "True", "KubeletReady", "", "", "", 0});
+  EXPECT_EQ(not_initialized_reason(n, c).value().view(), "ResourceNotRegistered");
+  n.status.allocatable["nvidia.com/gpu"] = "0";
+  EXPECT_EQ(not_initialized_reason(n, c).value().view(), "ResourceNotRegistered")
+      << "the kubelet zeroes a device plugin's resource until the plugin registers";
+  n.status.allocatable["nvidia.com/gpu"] = "1";
+  EXPECT_FALSE(not_initialized_reason(n, c).has_value());
+}
+
 }  // namespace
 }  // namespace kp::actors::nodeclaim

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "actors/provisioning/scheduling_input.hpp"
+#include "core/scheduling/provision.hpp"
 
 namespace kp::actors::provisioning {
 namespace {
@@ -219,6 +220,104 @@ TEST(SchedulingInput, RightSizedRoomComesFromTheHostsOrElseTheSelectedZones) {
   ASSERT_EQ(with.snap.right_sized.zones.size(), 1u);
   EXPECT_EQ(with.snap.right_sized.zones[0].zone, "pve2");
   EXPECT_EQ(with.snap.right_sized.zones[0].free_cpus, 8);
+}
+
+// pve-sim's lab hosts: the `gpu` mapping has one device on pve2 and two on pve3, one of pve3's
+// held by a VM.
+std::vector<instance_types::zone_capacity> gpu_hosts() {
+  const std::int64_t tib = std::int64_t{1} << 40;
+  return {{"region1", "pve1", 64, tib, true, {}},
+          {"region1", "pve2", 64, tib, true, {{"gpu", 1}}},
+          {"region1", "pve3", 64, tib, true, {{"gpu", 1}}}};
+}
+
+std::vector<instance_types::instance_type> gpu_types() {
+  auto t = instance_types::builtin_instance_types();
+  instance_types::build_offerings(t, gpu_hosts());
+  return t;
+}
+
+kube::pod gpu_pod(const std::string& name) {
+  auto p = pending(name);
+  p.spec.containers[0].resources.requests["nvidia.com/gpu"] = "1";
+  return p;
+}
+
+protocol::cluster_snapshot gpu_cluster(int count = 1) {
+  protocol::cluster_snapshot s;
+  s.synced = true;
+  auto gpu = node_class("gpu");
+  gpu.spec.pci_devices.push_back({"gpu", "nvidia.com/gpu", count, {}, ""});
+  s.node_pools = objects<kube::node_pool>({pool("gpu", "gpu"), pool("plain", "ok")});
+  s.node_classes = objects<kube::proxmox_node_class>({gpu, node_class("ok")});
+  s.pods = objects<kube::pod>({gpu_pod("cuda"), pending("web")});
+  return s;
+}
+
+const model::node_selector_requirement* zone_requirement(const model::nodepool& np) {
+  for (const auto& r : np.template_.requirements)
+    if (r.key == "topology.kubernetes.io/zone") return &r;
+  return nullptr;
+}
+
+TEST(PciOfferings, APoolWithDevicesIsOfferedOnlyOnHostsWithThemFreeAndItsNodesCarryThem) {
+  auto in = build_scheduling_input(gpu_cluster(), {}, {}, gpu_types(), {0, gpu_hosts()});
+  ASSERT_EQ(in.snap.nodepools.size(), 2u) << (in.skipped_pools.empty() ? "" : in.skipped_pools[0]);
+  for (const auto& np : in.snap.nodepools) {
+    if (np.name == "plain") {
+      EXPECT_TRUE(np.device_capacity.empty());
+      EXPECT_EQ(zone_requirement(np), nullptr);
+      continue;
+    }
+    EXPECT_EQ(np.device_capacity.milli("nvidia.com/gpu"), 1000);
+    const auto* zones = zone_requirement(np);
+    ASSERT_NE(zones, nullptr);
+    EXPECT_EQ(zones->values, (std::vector<std::string>{"pve2", "pve3"}));
+  }
+  // The GPU pod gets a NodeClaim of the GPU pool in those zones; the other pod goes anywhere.
+  auto plan = scheduling::provision(in.snap);
+  EXPECT_TRUE(plan.errors.empty()) << plan.errors.front().reason;
+  bool gpu_claim = false;
+  for (const auto& nc : plan.nodeclaims) {
+    bool has_gpu_pod = false;
+    for (auto i : nc.pods) has_gpu_pod = has_gpu_pod || in.snap.pods[i].name == "cuda";
+    if (!has_gpu_pod) continue;
+    gpu_claim = true;
+    EXPECT_EQ(nc.nodepool, "gpu");
+    EXPECT_EQ(nc.requests.milli("nvidia.com/gpu"), 1000);
+    bool limited = false;
+    for (const auto& r : scheduling::nodeclaim_requirements(nc, in.snap))
+      if (r.key == "topology.kubernetes.io/zone") {
+        limited = true;
+        for (const auto& z : r.values) EXPECT_NE(z, "pve1");
+      }
+    EXPECT_TRUE(limited);
+  }
+  EXPECT_TRUE(gpu_claim);
+}
+
+TEST(PciOfferings, WithoutFreeDevicesThePoolIsLeftOutNamingEachHostAndTheGpuPodWaits) {
+  auto in = build_scheduling_input(gpu_cluster(2), {}, {}, gpu_types(), {0, gpu_hosts()});
+  ASSERT_EQ(in.snap.nodepools.size(), 1u);
+  EXPECT_EQ(in.snap.nodepools[0].name, "plain");
+  ASSERT_EQ(in.skipped_pools.size(), 1u);
+  EXPECT_EQ(in.skipped_pools[0],
+            "NodePool \"gpu\": ProxmoxNodeClass \"gpu\": no host has its PCI devices free (pve1: 0 "
+            "of 2 wanted devices of PCI mapping gpu free; pve2: 1 of 2 wanted devices of PCI "
+            "mapping gpu free; pve3: 1 of 2 wanted devices of PCI mapping gpu free)");
+  auto plan = scheduling::provision(in.snap);
+  ASSERT_EQ(plan.errors.size(), 1u) << "only the GPU pod is unschedulable";
+  EXPECT_EQ(in.snap.pods[plan.errors[0].pod].name, "cuda");
+}
+
+TEST(PciOfferings, BeforeTheHostsReportThePoolCarriesItsDevicesEverywhere) {
+  auto in = build_scheduling_input(gpu_cluster(), {}, {}, gpu_types());
+  ASSERT_EQ(in.snap.nodepools.size(), 2u);
+  for (const auto& np : in.snap.nodepools)
+    if (np.name == "gpu") {
+      EXPECT_EQ(np.device_capacity.milli("nvidia.com/gpu"), 1000);
+      EXPECT_EQ(zone_requirement(np), nullptr) << "placement decides at launch";
+    }
 }
 
 }  // namespace

@@ -204,6 +204,14 @@ void fake_proxmox::node_network(const std::string& node,
   done(std::vector<proxmox::network_interface>{n});
 }
 
+void fake_proxmox::pci_mappings(
+    proxmox::callback<std::vector<proxmox::pci_resource_mapping>> done) {
+  bool hang = false;
+  if (auto e = enter("pci_mappings", "", 0, &hang)) return done(*e);
+  if (hang) return;
+  done(pci_mappings_listed);
+}
+
 void fake_proxmox::vm_config(const std::string& node, std::uint32_t vmid,
                              proxmox::callback<proxmox::vm_config> done) {
   bool hang = false;

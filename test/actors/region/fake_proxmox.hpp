@@ -49,6 +49,8 @@ class fake_proxmox final : public proxmox::api {
   std::set<std::string> hanging;
   // `method` throws when called (a fault in a client): the region must end that one operation.
   std::set<std::string> throwing;
+  // /cluster/mapping/pci: none unless a test adds some.
+  std::vector<proxmox::pci_resource_mapping> pci_mappings_listed;
   std::map<std::string, int> calls;  // by method
   int writes() const;                // calls that change something (task polls and reads aside)
   int reads() const;
@@ -64,6 +66,7 @@ class fake_proxmox final : public proxmox::api {
   void node_status(const std::string& node, proxmox::callback<proxmox::node_status> done) override;
   void node_network(const std::string& node,
                     proxmox::callback<std::vector<proxmox::network_interface>> done) override;
+  void pci_mappings(proxmox::callback<std::vector<proxmox::pci_resource_mapping>> done) override;
   void vm_config(const std::string& node, std::uint32_t vmid,
                  proxmox::callback<proxmox::vm_config> done) override;
   void vm_status(const std::string& node, std::uint32_t vmid,

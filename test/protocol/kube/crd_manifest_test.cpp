@@ -277,6 +277,23 @@ spec:
       "spec: {instanceTemplateRef: {kind: ProxmoxTemplate, name: t}, additionalDisks: [{size: "
       "20Gi, cache: fast}]}\n");
   EXPECT_NE(validate(bad_cache, nc, "").find("cache"), std::string::npos);
+  auto gpu = YAML::Load(
+      "spec: {instanceTemplateRef: {kind: ProxmoxTemplate, name: t}, pciDevices: [{mapping: gpu, "
+      "resourceName: nvidia.com/gpu, count: 2, pcie: true}, {mapping: igpu, resourceName: "
+      "gpu.intel.com/i915, mdev: i915-GVTg_V5_4}]}\n");
+  EXPECT_EQ(validate(gpu, nc, ""), "");
+  auto no_resource = YAML::Load(
+      "spec: {instanceTemplateRef: {kind: ProxmoxTemplate, name: t}, pciDevices: [{mapping: "
+      "gpu}]}\n");
+  EXPECT_NE(validate(no_resource, nc, "").find("pciDevices"), std::string::npos);
+  auto bare_name = YAML::Load(
+      "spec: {instanceTemplateRef: {kind: ProxmoxTemplate, name: t}, pciDevices: [{mapping: "
+      "gpu, resourceName: gpu}]}\n");
+  EXPECT_NE(validate(bare_name, nc, "").find("resourceName"), std::string::npos);
+  auto no_devices = YAML::Load(
+      "spec: {instanceTemplateRef: {kind: ProxmoxTemplate, name: t}, pciDevices: [{mapping: "
+      "gpu, resourceName: nvidia.com/gpu, count: 0}]}\n");
+  EXPECT_NE(validate(no_devices, nc, "").find("count"), std::string::npos);
 }
 
 TEST(CrdManifests, theNodeClassTakesKproximatesFieldsAndRefusesBadOnesNamingThem) {

@@ -170,12 +170,23 @@ TEST(CrdStrictness, TheProviderKindsMatchTheGoProvidersSchema) {
       << "the same sizes as bootDevice.size";
   EXPECT_EQ(at(disk, "storage")["maxLength"].as<int>(), 30);
   EXPECT_TRUE(at(disk, "storage")["pattern"]);
-  EXPECT_EQ(strings(at(disk, "cache")["enum"]),
-            (std::vector<std::string>{"none", "writethrough", "writeback", "unsafe", "directsync"}));
+  EXPECT_EQ(
+      strings(at(disk, "cache")["enum"]),
+      (std::vector<std::string>{"none", "writethrough", "writeback", "unsafe", "directsync"}));
   for (const char* flag : {"discard", "iothread", "ssd"}) {
     EXPECT_EQ(at(disk, flag)["type"].as<std::string>(), "boolean") << flag;
   }
   EXPECT_TRUE(at(nc, "spec.additionalDisks")["maxItems"]);
+  auto pci = at(nc, "spec.pciDevices.[]");
+  EXPECT_EQ(strings(pci["required"]), (std::vector<std::string>{"mapping", "resourceName"}));
+  for (const char* f : {"mapping", "resourceName", "mdev"}) {
+    EXPECT_TRUE(at(pci, f)["pattern"]) << f;
+    EXPECT_TRUE(at(pci, f)["maxLength"]) << f;
+  }
+  EXPECT_EQ(at(pci, "count")["minimum"].as<int>(), 1);
+  EXPECT_EQ(at(pci, "count")["default"].as<int>(), 1);
+  EXPECT_EQ(at(pci, "pcie")["type"].as<std::string>(), "boolean");
+  EXPECT_EQ(at(nc, "spec.pciDevices")["maxItems"].as<int>(), 16) << "hostpci0..hostpci15";
   auto tmpl = schema(crds.at("ProxmoxTemplate"));
   for (const char* f : {"name", "address4", "address6", "gateway4", "gateway6"}) {
     EXPECT_EQ(at(tmpl, std::string("spec.network.[].") + f)["minLength"].as<int>(), 1) << f;

@@ -85,7 +85,12 @@ TEST(NodeClassHash, WhatARunningVmCannotTakeChangesIt) {
   auto ssd = disks;
   ssd.spec.additional_disks[0].ssd = true;
   EXPECT_NE(nodeclass_hash(disks), nodeclass_hash(ssd));
-  for (const auto* changed : {&kubelet, &tmpl, &keys, &disks}) {
+  auto gpu = base;
+  gpu.spec.pci_devices.push_back({"gpu", "nvidia.com/gpu", {}, {}, ""});
+  auto two_gpus = gpu;
+  two_gpus.spec.pci_devices[0].count = 2;
+  EXPECT_NE(nodeclass_hash(gpu), nodeclass_hash(two_gpus)) << "another device count drifts";
+  for (const auto* changed : {&kubelet, &tmpl, &keys, &disks, &gpu}) {
     EXPECT_NE(nodeclass_hash(base), nodeclass_hash(*changed));
   }
 }
