@@ -33,7 +33,8 @@ prometheus::Histogram::BucketBoundaries consolidation_score_buckets() {
 
 karpenter_metrics::karpenter_metrics(prometheus::Registry& r) : karpenter_metrics(r, r) {}
 
-karpenter_metrics::karpenter_metrics(prometheus::Registry& r, prometheus::Registry& per_object)
+// No prometheus-cpp family is per object today (karpenter_pods_state is an object_gauges).
+karpenter_metrics::karpenter_metrics(prometheus::Registry& r, prometheus::Registry& /*per_object*/)
     : registry(r),
       nodeclaims_created(counter(r, "karpenter_nodeclaims_created_total",
                                  "Number of nodeclaims created in total by Karpenter.")),
@@ -53,10 +54,11 @@ karpenter_metrics::karpenter_metrics(prometheus::Registry& r, prometheus::Regist
       nodes_termination_duration(histogram(r, "karpenter_nodes_termination_duration_seconds",
                                            "The time taken between a node's deletion request "
                                            "and the removal of its finalizer.")),
-      pods_state(gauge(per_object, "karpenter_pods_state",
-                       "Pod state is the current state of pods. This metric can be used several "
-                       "ways as it is labeled by the pod name, namespace, owner, node, nodepool "
-                       "name, zone, architecture, capacity type, instance type and pod phase.")),
+      pods_state(std::make_shared<object_gauges>(
+          "karpenter_pods_state",
+          "Pod state is the current state of pods. This metric can be used several "
+          "ways as it is labeled by the pod name, namespace, owner, node, nodepool "
+          "name, zone, architecture, capacity type, instance type and pod phase.")),
       pods_startup_duration(histogram(r, "karpenter_pods_startup_duration_seconds",
                                       "The time from pod creation until the pod is running.")),
       pods_eviction_requests(counter(r, "karpenter_pods_eviction_requests_total",

@@ -12,11 +12,13 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include "observability/object_gauges.hpp"
+
 namespace kp::obs {
 
 struct karpenter_metrics {
   explicit karpenter_metrics(prometheus::Registry& registry);
-  // Families with a series per object (karpenter_pods_state) go to `per_object`
+  // Families with a series per object go to `per_object`
   // (metrics_registry::per_object_registry()).
   karpenter_metrics(prometheus::Registry& registry, prometheus::Registry& per_object);
 
@@ -35,7 +37,10 @@ struct karpenter_metrics {
   prometheus::Family<prometheus::Histogram>& nodes_termination_duration;       // nodepool
 
   // Pods
-  prometheus::Family<prometheus::Gauge>& pods_state;  // name,namespace,node,nodepool,zone,phase,...
+  // name,namespace,node,nodepool,zone,phase,scheduled; its series are made when collected (the
+  // pods of the latest snapshot), so it is in no registry: collect it through
+  // metrics_registry::add_per_object (the controller) or directly (tests).
+  std::shared_ptr<object_gauges> pods_state;
   prometheus::Family<prometheus::Histogram>& pods_startup_duration;  // (none)
   prometheus::Family<prometheus::Counter>& pods_eviction_requests;   // code
   prometheus::Family<prometheus::Counter>& pods_drained;             // reason

@@ -12,6 +12,10 @@ metrics_registry::metrics_registry()
     : registry_(std::make_shared<prometheus::Registry>()),
       per_object_(std::make_shared<prometheus::Registry>()) {}
 
+void metrics_registry::add_per_object(std::shared_ptr<const object_gauges> family) {
+  per_object_extra_.push_back(std::move(family));
+}
+
 std::string metrics_registry::serialize() const {
   return serialize({});
 }
@@ -25,8 +29,16 @@ std::string metrics_registry::serialize(const std::vector<std::string>& names) c
     std::erase_if(families, [&](const prometheus::MetricFamily& f) { return !wanted(f); });
   }
   if (names.empty() || families.size() < names.size()) {
-    for (auto& f : per_object_->Collect()) {
-      if (names.empty() || wanted(f)) families.push_back(std::move(f));
+    auto add = [&](std::vector<prometheus::MetricFamily> collected) {
+      for (auto& f : collected) {
+        if (names.empty() || wanted(f)) families.push_back(std::move(f));
+      }
+    };
+    add(per_object_->Collect());
+    for (const auto& extra : per_object_extra_) {
+      const bool asked =
+          names.empty() || std::find(names.begin(), names.end(), extra->name()) != names.end();
+      if (asked) add(extra->Collect());
     }
   }
   std::ostringstream out;

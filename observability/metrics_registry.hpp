@@ -7,6 +7,8 @@
 
 #include <prometheus/registry.h>
 
+#include "observability/object_gauges.hpp"
+
 namespace kp::obs {
 
 class metrics_registry {
@@ -17,6 +19,9 @@ class metrics_registry {
   // Families with one series per object (karpenter_pods_state holds a series per pod): kept
   // apart, so a scrape that names other families never collects them.
   prometheus::Registry& per_object_registry() { return *per_object_; }
+  // A per-object family whose series are made when collected, served with the per-object
+  // registry (and collected only when asked for). Call before serving.
+  void add_per_object(std::shared_ptr<const object_gauges> family);
   // The text format 0.0.4 of every family, as /metrics returns it.
   std::string serialize() const;
   // Only the families named (exact names); the per-object registry is collected only when a
@@ -26,6 +31,7 @@ class metrics_registry {
  private:
   std::shared_ptr<prometheus::Registry> registry_;
   std::shared_ptr<prometheus::Registry> per_object_;
+  std::vector<std::shared_ptr<const object_gauges>> per_object_extra_;
 };
 
 // karpenter_build_info{version,goversion,goarch,commit} = 1, as Karpenter exports it; goversion

@@ -7,12 +7,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <functional>
-#include <map>
-#include <set>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -22,6 +18,7 @@
 #include <prometheus/registry.h>
 #include <caf/all.hpp>
 
+#include "actors/cluster_state/pod_state_series.hpp"
 #include "actors/failure_boundary.hpp"
 #include "observability/karpenter_metrics.hpp"
 
@@ -33,9 +30,6 @@ using publish_atom = caf::atom_constant<caf::atom("publish")>;
 using impl_actor =
     cluster_state_actor::extend<caf::reacts_to<publish_atom>,
                                 caf::replies_to<subscribers_atom>::with<std::size_t>>;
-
-constexpr const char* nodepool_label = "karpenter.sh/nodepool";
-constexpr const char* zone_label = "topology.kubernetes.io/zone";
 
 // resourceVersions are opaque to clients, but numeric on every API server we know; the newest
 // one a snapshot holds is exported for diagnosis (how far behind the API the snapshots are).
@@ -91,15 +85,6 @@ using slots = std::tuple<kind_slot<kube::pod>, kind_slot<kube::node>, kind_slot<
                          kind_slot<kube::secret>, kind_slot<kube::capacity_buffer>,
                          kind_slot<kube::pod_template>, kind_slot<kube::node_overlay>>;
 
-using label_set = std::map<std::string, std::string>;
-
-// A pod's series and a hash of its label values: a copy of the labels would cost more than the
-// pod itself in a cluster of 100,000 pods.
-struct pod_series {
-  std::size_t labels_hash = 0;
-  prometheus::Gauge* gauge = nullptr;
-};
-
 struct state {
   // Not an aggregate, so CAF 0.17 does not try to build it from the actor pointer.
   state() = default;
@@ -121,11 +106,6 @@ struct state {
   caf::actor_clock::time_point last_publish{};
   // What the last publication cost, map copies included (options.max_publish_interval).
   std::chrono::steady_clock::duration last_build_cost{};
-
-  // karpenter_pods_state bookkeeping: the series of every live pod, and what to look at again.
-  std::unordered_map<std::string, pod_series> pod_metrics;
-  std::set<std::string> dirty_pods;
-  bool recheck_all_pods = false;
 
   static inline const char* name = "cluster_state";
 };
@@ -163,85 +143,6 @@ snapshot_ptr build_snapshot(state& st, std::uint64_t generation, bool synced) {
   return snap;
 }
 
-// ---- karpenter_pods_state ------------------------------------------------------------------
-
-label_set pod_labels(const kube::pod& pod, const object_map<kube::node>& nodes) {
-  std::string nodepool, zone;
-  if (!pod.spec.node_name.empty()) {
-    auto it = nodes.find(pod.spec.node_name);
-    if (it != nodes.end()) {
-      const auto& labels = it->second->metadata.labels;
-      if (auto l = labels.find(nodepool_label); l != labels.end()) nodepool = l->second;
-      if (auto l = labels.find(zone_label); l != labels.end()) zone = l->second;
-    }
-  }
-  return {{"name", pod.metadata.name},
-          {"namespace", pod.metadata.namespace_},
-          {"node", pod.spec.node_name},
-          {"nodepool", nodepool},
-          {"zone", zone},
-          {"phase", pod.status.phase},
-          {"scheduled", pod.spec.node_name.empty() ? "false" : "true"}};
-}
-
-void drop_pod_series(state& st, const std::string& key) {
-  auto it = st.pod_metrics.find(key);
-  if (it == st.pod_metrics.end()) return;
-  st.metrics->pods_state.Remove(it->second.gauge);
-  st.pod_metrics.erase(it);
-}
-
-std::size_t hash_of(const label_set& labels) {
-  std::size_t h = 0;
-  for (const auto& [name, value] : labels) {
-    h = h * 1000003 ^ std::hash<std::string>{}(name);
-    h = h * 1000003 ^ std::hash<std::string>{}(value);
-  }
-  return h;
-}
-
-void refresh_pod_series(state& st, const std::string& key, const kube::pod& pod,
-                        const object_map<kube::node>& nodes) {
-  auto labels = pod_labels(pod, nodes);
-  const auto labels_hash = hash_of(labels);
-  auto it = st.pod_metrics.find(key);
-  if (it != st.pod_metrics.end()) {
-    if (it->second.labels_hash == labels_hash) return;
-    st.metrics->pods_state.Remove(it->second.gauge);
-    st.pod_metrics.erase(it);
-  }
-  auto& gauge = st.metrics->pods_state.Add(labels);
-  gauge.Set(1);
-  st.pod_metrics.emplace(key, pod_series{labels_hash, &gauge});
-}
-
-// Brings the pod series in line with the pods about to be published: every pod when a node
-// changed or the pods were re-listed (a node's labels feed every pod on it), else only those
-// that changed. Stale series are removed, so the family holds exactly the live pods.
-void update_pod_metrics(state& st) {
-  if (!st.metrics) return;
-  const auto& pods = *slot<kube::pod>(st).current;
-  const auto& nodes = *slot<kube::node>(st).current;
-  if (st.recheck_all_pods) {
-    for (const auto& [key, pod] : pods) refresh_pod_series(st, key, *pod, nodes);
-    std::vector<std::string> gone;
-    for (const auto& [key, _] : st.pod_metrics)
-      if (pods.count(key) == 0) gone.push_back(key);
-    for (const auto& key : gone) drop_pod_series(st, key);
-  } else {
-    for (const auto& key : st.dirty_pods) {
-      auto it = pods.find(key);
-      if (it == pods.end()) {
-        drop_pod_series(st, key);
-      } else {
-        refresh_pod_series(st, key, *it->second, nodes);
-      }
-    }
-  }
-  st.dirty_pods.clear();
-  st.recheck_all_pods = false;
-}
-
 // ---- publication -----------------------------------------------------------------------------
 
 void set_pending(state& st, std::size_t value) {
@@ -261,8 +162,9 @@ void publish(self_ptr self) {
   st.publish_scheduled = false;
   if (!st.synced) return;
   const auto started = std::chrono::steady_clock::now();
-  update_pod_metrics(st);
   st.latest = build_snapshot(st, ++st.generation, true);
+  // karpenter_pods_state: the pods of this snapshot from now on, made into series when scraped.
+  if (st.metrics) st.metrics->pods_state->set(pod_state_series(st.latest->pods, st.latest->nodes));
   // Freeze: the next change to any kind copies its map instead of writing the published one.
   std::chrono::steady_clock::duration copying{};
   std::apply([&](auto&... s) { ((s.working.reset(), copying += s.copying, s.copying = {}), ...); },
@@ -312,39 +214,8 @@ void after_delta(self_ptr self) {
 }
 
 template <class T>
-void note_pod_change(state&, const T&) {}
-
-void note_pod_change(state& st, const objects_replaced<kube::pod>&) {
-  if (st.metrics) st.recheck_all_pods = true;
-}
-void note_pod_change(state& st, const object_changed<kube::pod>& change) {
-  if (st.metrics && change.object) st.dirty_pods.insert(object_key_of(*change.object));
-}
-void note_pod_change(state& st, const objects_replaced<kube::node>&) {
-  if (st.metrics) st.recheck_all_pods = true;
-}
-std::string label_value(const kube::node& node, const char* key) {
-  auto it = node.metadata.labels.find(key);
-  return it == node.metadata.labels.end() ? std::string() : it->second;
-}
-// Called before the change is applied, so the slot still holds the node's previous state. Only
-// a node that comes, goes or changes the labels the pod series carry makes us look at every
-// pod again: status heartbeats, the common case, do not.
-void note_pod_change(state& st, const object_changed<kube::node>& change) {
-  if (!st.metrics || !change.object) return;
-  const auto* before =
-      cluster_snapshot::find(slot<kube::node>(st).current, object_key_of(*change.object));
-  if (change.deleted || before == nullptr ||
-      label_value(*before, nodepool_label) != label_value(*change.object, nodepool_label) ||
-      label_value(*before, zone_label) != label_value(*change.object, zone_label)) {
-    st.recheck_all_pods = true;
-  }
-}
-
-template <class T>
 auto replaced_handler(self_ptr self) {
   return [self](objects_replaced<T>& message) {
-    note_pod_change(self->state, message);
     slot<T>(self->state).replace(std::move(message.objects));
     after_delta(self);
   };
@@ -353,7 +224,6 @@ auto replaced_handler(self_ptr self) {
 template <class T>
 auto changed_handler(self_ptr self) {
   return [self](object_changed<T>& message) {
-    note_pod_change(self->state, message);
     slot<T>(self->state).apply(message);
     after_delta(self);
   };
@@ -392,7 +262,7 @@ impl_actor::behavior_type cluster_state_behavior(self_ptr self,
              .Name("karpenter_proxmox_cluster_state_snapshot_build_duration_seconds")
              .Help(
                  "Time to build one published cluster snapshot from the deltas since the "
-                 "previous one (map copies, pod series, the snapshot itself).")
+                 "previous one (map copies and the snapshot itself).")
              .Register(st.metrics->registry)
              .Add({}, prometheus::Histogram::BucketBoundaries{0.0001, 0.00025, 0.0005, 0.001,
                                                               0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,

@@ -10,8 +10,9 @@ namespace kp::actors::cluster_state {
 template <class T>
 void keep_used_fields(T&) {}
 
-// A pod keeps only its PodScheduled condition (the one readers look at: Karpenter's
-// "unschedulable" test); the others (Ready, Initialized, ContainersReady, ...) are dropped.
+// A pod keeps only its PodScheduled condition's status and reason (what readers look at:
+// Karpenter's "unschedulable" test); the other conditions (Ready, Initialized, ...), the status
+// message, reason and IPs, container images and ports without a host port are dropped.
 void keep_used_fields(kube::pod& pod);
 
 }  // namespace kp::actors::cluster_state

@@ -72,6 +72,8 @@ struct state {
   // The hosts' free room by region, as last reported (for right-sized replacements).
   std::map<std::string, std::vector<instance_types::zone_capacity>> hosts;
   std::mt19937_64 rng;
+  // Every pod's scheduling model, translated once per pod object (not every pass).
+  model_pods pods;
   obs::logger log{"disruption"};
 };
 
@@ -83,12 +85,12 @@ using self_ptr = impl_actor::stateful_pointer<state>;
 // on this very snapshot (the simulation without NodePools), so a node that registered since the
 // buffer actor last looked is never judged empty in between. Right-sized replacements are sized
 // against the hosts' room the regions last reported.
-disruption_input input_of(const state& st) {
+disruption_input input_of(state& st) {
   instance_types::right_sized_offer right_sized{st.ctx.settings.vm_memory_overhead_percent, {}};
   for (const auto& [region, zones] : st.hosts)
     right_sized.zones.insert(right_sized.zones.end(), zones.begin(), zones.end());
   auto in = to_disruption_input(*st.latest, st.ctx.instance_types, st.ctx.wall_clock_ms(),
-                                std::move(right_sized));
+                                std::move(right_sized), &st.pods);
   if (!st.buffer_pods || st.buffer_pods->empty()) return in;
   auto& s = in.cluster.state;
   auto pending = std::move(s.pods);

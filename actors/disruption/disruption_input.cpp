@@ -85,7 +85,8 @@ void add_offerings_when_missing(std::vector<instance_types::instance_type>& type
 disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
                                      const std::vector<instance_types::instance_type>& types,
                                      std::int64_t now_unix_ms,
-                                     instance_types::right_sized_offer right_sized) {
+                                     instance_types::right_sized_offer right_sized,
+                                     model_pods* pods) {
   disruption_input out;
   auto& c = out.cluster;
   auto& s = c.state;
@@ -143,18 +144,32 @@ disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
       out.health.push_back(std::move(h));
     }
 
-  if (snap.pods)
+  if (snap.pods) {
+    auto place = [&](model::pod m) {
+      if (!m.node_name.empty())
+        s.bound_pods.push_back(std::move(m));
+      else if (model::is_provisionable(m))
+        s.pods.push_back(std::move(m));
+    };
+    s.bound_pods.reserve(snap.pods->size());
     for (const auto& [key, p] : *snap.pods) {
+      if (pods != nullptr) {
+        const auto& m = pods->of(p);
+        if (!m)
+          out.skipped.push_back(m.error().message);
+        else
+          place(*m);
+        continue;
+      }
       auto m = kube::to_model(*p);
       if (!m) {
         out.skipped.push_back(m.error().message);
         continue;
       }
-      if (!m->node_name.empty())
-        s.bound_pods.push_back(std::move(*m));
-      else if (model::is_provisionable(*m))
-        s.pods.push_back(std::move(*m));
+      place(std::move(*m));
     }
+    if (pods != nullptr) pods->sweep();
+  }
 
   if (snap.daemon_sets)
     for (const auto& [key, ds] : *snap.daemon_sets) {

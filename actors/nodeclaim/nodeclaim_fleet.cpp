@@ -82,10 +82,31 @@ void start_child(fleet_ptr self, const std::string& name, child& c) {
   self->monitor(c.actor);
 }
 
-void on_snapshot(fleet_ptr self, protocol::snapshot_ptr snapshot) {
+// What NodeClaim actors read: NodeClaims, Nodes, node classes, templates, bootstrap tokens and
+// NodeOverlays, never pods. A snapshot that changed none of those (pod churn) is not sent to
+// every child.
+bool same_for_children(const protocol::cluster_snapshot& a, const protocol::cluster_snapshot& b) {
+  return a.node_claims == b.node_claims && a.nodes == b.nodes && a.node_classes == b.node_classes &&
+         a.templates == b.templates && a.unmanaged_templates == b.unmanaged_templates &&
+         a.bootstrap_tokens == b.bootstrap_tokens && a.node_overlays == b.node_overlays;
+}
+
+// The snapshot as children keep it: without the pods, so that thousands of children holding
+// an older snapshot do not keep its pods alive.
+protocol::snapshot_ptr without_pods(const protocol::cluster_snapshot& snapshot) {
+  static const protocol::shared_objects<kube::pod> no_pods =
+      std::make_shared<const protocol::object_map<kube::pod>>();
+  auto view = std::make_shared<protocol::cluster_snapshot>(snapshot);
+  view->pods = no_pods;
+  return view;
+}
+
+void on_snapshot(fleet_ptr self, protocol::snapshot_ptr full) {
   auto& st = self->state;
   // Before every informer listed once, a missing node class or Node proves nothing.
-  if (!snapshot || !snapshot->synced) return;
+  if (!full || !full->synced) return;
+  if (st.latest && same_for_children(*st.latest, *full)) return;
+  auto snapshot = without_pods(*full);
   st.latest = snapshot;
   send_claimed_vmids(self, *snapshot);
   std::map<std::string, std::string> present;  // name -> uid

@@ -38,6 +38,9 @@ struct status_state {
   snapshot_ptr latest;
   std::map<std::string, pool_record> pools;
   status_refusals refusals;
+  // A pool gone from the snapshot whose record stays while a write is in flight: the next
+  // snapshot must look again, whatever changed.
+  bool kept_gone_pool = false;
   obs::logger log{"nodepool.status"};
   boundary_ptr boundary;
 };
@@ -177,10 +180,20 @@ void reconcile(self_ptr self, const kube::node_pool& pool) {
   }
 }
 
+// A NodePool's status and gauges are made of NodePools, NodeClaims, Nodes and node classes only
+// (pods never count): a snapshot that changed none of them, as under pod churn, changes nothing.
+bool same_status_inputs(const protocol::cluster_snapshot& a, const protocol::cluster_snapshot& b) {
+  return a.node_pools == b.node_pools && a.node_claims == b.node_claims && a.nodes == b.nodes &&
+         a.node_classes == b.node_classes;
+}
+
 void on_snapshot(self_ptr self, snapshot_ptr snap) {
   auto& st = self->state;
   if (!snap || !snap->synced) return;
+  const bool unchanged = st.latest && !st.kept_gone_pool && same_status_inputs(*st.latest, *snap);
   st.latest = std::move(snap);
+  if (unchanged) return;
+  st.kept_gone_pool = false;
   std::set<std::string> seen;
   if (st.latest->node_pools) {
     for (const auto& [key, pool] : *st.latest->node_pools) {
@@ -192,6 +205,7 @@ void on_snapshot(self_ptr self, snapshot_ptr snap) {
   }
   for (auto it = st.pools.begin(); it != st.pools.end();) {
     if (seen.count(it->first) || it->second.in_flight > 0) {
+      if (!seen.count(it->first)) st.kept_gone_pool = true;
       ++it;
       continue;
     }

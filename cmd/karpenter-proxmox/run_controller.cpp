@@ -208,6 +208,7 @@ int run_controller(const config::settings& settings) {
   obs::register_build_info(metrics->registry(), kp::version);
   auto karpenter =
       std::make_shared<obs::karpenter_metrics>(metrics->registry(), metrics->per_object_registry());
+  metrics->add_per_object(karpenter->pods_state);
   obs::prime_known_series(*karpenter);
   auto health = std::make_shared<obs::health_state>(&metrics->registry());
   health->set_condition("kubernetes api", false, "not connected yet");

@@ -210,5 +210,39 @@ TEST(Endpoints, MetricsNamedInTheQueryAreTheOnlyOnesServedAndPerObjectFamiliesOn
     EXPECT_NE(all.body.find(family), std::string::npos) << family;
 }
 
+// A source that counts how often it was collected.
+struct counted_pods : object_gauges::source {
+  mutable int collected = 0;
+  void collect(std::vector<prometheus::ClientMetric>& out) const override {
+    ++collected;
+    prometheus::ClientMetric m;
+    m.label = {{"name", "p1"}};
+    m.gauge.value = 1;
+    out.push_back(m);
+  }
+};
+
+TEST(Endpoints, AnObjectFamilyIsServedWithThePerObjectFamiliesAndMadeOnlyWhenAskedFor) {
+  auto m = std::make_shared<metrics_registry>();
+  prometheus::BuildCounter().Name("kp_a_total").Help("h").Register(m->registry()).Add({});
+  auto pods = std::make_shared<object_gauges>("kp_pods_state", "help");
+  m->add_per_object(pods);
+  auto handler = metrics_endpoint(m);
+  EXPECT_EQ(call(handler, "/metrics").body.find("kp_pods_state{"), std::string::npos)
+      << "no series without a source";
+  auto source = std::make_shared<counted_pods>();
+  pods->set(source);
+  auto one = call(handler, "/metrics?name=kp_a_total&name=kp_other");
+  EXPECT_EQ(one.body.find("kp_pods_state"), std::string::npos) << one.body;
+  EXPECT_EQ(source->collected, 0) << "not made for a scrape that did not name it";
+  auto named = call(handler, "/metrics?name=kp_pods_state");
+  EXPECT_NE(named.body.find("kp_pods_state{name=\"p1\"} 1"), std::string::npos) << named.body;
+  EXPECT_EQ(named.body.find("kp_a_total"), std::string::npos) << named.body;
+  EXPECT_NE(call(handler, "/metrics").body.find("kp_pods_state{name=\"p1\"} 1"), std::string::npos);
+  EXPECT_EQ(source->collected, 2);
+  pods->set(nullptr);
+  EXPECT_EQ(call(handler, "/metrics").body.find("kp_pods_state{"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kp::obs

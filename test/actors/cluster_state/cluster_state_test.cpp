@@ -11,6 +11,7 @@
 
 #include <prometheus/registry.h>
 
+#include "actors/cluster_state/kept_fields.hpp"
 #include "observability/karpenter_metrics.hpp"
 #include "test/actors/caf_test_fixture.hpp"
 
@@ -268,6 +269,11 @@ std::vector<prometheus::ClientMetric> series(prometheus::Registry& r, const std:
   return {};
 }
 
+// karpenter_pods_state is made when collected, outside the registry.
+std::vector<prometheus::ClientMetric> series(const obs::object_gauges& family) {
+  return family.Collect().at(0).metric;
+}
+
 std::string label(const prometheus::ClientMetric& m, const std::string& name) {
   for (const auto& l : m.label)
     if (l.name == name) return l.value;
@@ -288,7 +294,7 @@ TEST_F(ClusterState, podSeriesFollowThePodsAndTheirNodesLabels) {
   add(make_pod("default", "web", "n1", "Running"));
   add(make_pod("default", "pending"));
   pass(50ms);
-  auto pods = series(registry, "karpenter_pods_state");
+  auto pods = series(*metrics->pods_state);
   ASSERT_EQ(pods.size(), 2u);
   for (const auto& m : pods) {
     if (label(m, "name") == "web") {
@@ -308,7 +314,7 @@ TEST_F(ClusterState, podSeriesFollowThePodsAndTheirNodesLabels) {
   // The node moves zone: the pod's series is replaced, not duplicated.
   caf::anon_send(cs_, object_changed<kube::node>{false, make_node("n1", "general", "pve-b")});
   pass(50ms);
-  pods = series(registry, "karpenter_pods_state");
+  pods = series(*metrics->pods_state);
   ASSERT_EQ(pods.size(), 2u);
   for (const auto& m : pods)
     if (label(m, "name") == "web") {
@@ -317,12 +323,12 @@ TEST_F(ClusterState, podSeriesFollowThePodsAndTheirNodesLabels) {
 
   remove(make_pod("default", "pending"));
   pass(50ms);
-  pods = series(registry, "karpenter_pods_state");
+  pods = series(*metrics->pods_state);
   ASSERT_EQ(pods.size(), 1u);
   EXPECT_EQ(label(pods[0], "name"), "web");
   caf::anon_send(cs_, empty_list<kube::pod>());
   pass(50ms);
-  EXPECT_TRUE(series(registry, "karpenter_pods_state").empty());
+  EXPECT_TRUE(series(*metrics->pods_state).empty());
   auto depth = series(registry, "karpenter_proxmox_actor_queue_depth");
   ASSERT_EQ(depth.size(), 1u);
   EXPECT_EQ(depth[0].gauge.value, 0);  // everything published
@@ -372,6 +378,42 @@ TEST_F(ClusterState, tenThousandPodDeltasAreAppliedAndPublishedAsOneSnapshot) {
   prometheus::Registry registry;
   bench(*this, sys(), sched(), std::make_shared<obs::karpenter_metrics>(registry),
         "with pod metrics");
+}
+
+TEST(KeptFields, APodKeepsWhatReadersUseAndDropsTheRest) {
+  kube::pod p;
+  p.metadata.name = "web";
+  p.status.phase = "Running";
+  p.status.pod_ip = "10.0.0.1";
+  p.status.message = "m";
+  p.status.start_time = "2026-01-01T00:00:00Z";
+  p.status.conditions = {
+      {"Ready", "True", "", "", "2026-01-01T00:00:00Z", "", 0},
+      {"PodScheduled", "False", "Unschedulable", "0/3 nodes", "2026-01-01T00:00:00Z", "", 0}};
+  kube::container c;
+  c.name = "app";
+  c.image = "registry.k8s.io/pause:3.9";
+  c.resources.requests = {{"cpu", "100m"}};
+  c.ports = {{"http", 8080, 0, "", "TCP"}, {"dns", 53, 53, "", "UDP"}};
+  p.spec.containers = {c};
+  p.spec.init_containers = {c};
+  keep_used_fields(p);
+  ASSERT_EQ(p.status.conditions.size(), 1u);
+  EXPECT_EQ(p.status.conditions[0].type, "PodScheduled");
+  EXPECT_EQ(p.status.conditions[0].status, "False");
+  EXPECT_EQ(p.status.conditions[0].reason, "Unschedulable");
+  EXPECT_TRUE(p.status.conditions[0].message.empty());
+  EXPECT_EQ(p.status.phase, "Running");
+  EXPECT_EQ(p.status.start_time, "2026-01-01T00:00:00Z");  // drain reads it
+  EXPECT_TRUE(p.status.pod_ip.empty());
+  EXPECT_TRUE(p.status.message.empty());
+  for (const auto* list : {&p.spec.containers, &p.spec.init_containers}) {
+    ASSERT_EQ(list->size(), 1u);
+    EXPECT_TRUE((*list)[0].image.empty());
+    EXPECT_EQ((*list)[0].resources.requests.at("cpu"), "100m");
+    ASSERT_EQ((*list)[0].ports.size(), 1u);
+    EXPECT_EQ((*list)[0].ports[0].host_port, 53);
+  }
 }
 
 }  // namespace

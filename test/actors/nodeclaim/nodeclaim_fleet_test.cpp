@@ -193,5 +193,25 @@ TEST_F(NodeClaimFleetSupervision, AnActorTheFleetStopsForAGoneClaimIsNotRestarte
   EXPECT_EQ(sys().registry().running(), 2u) << "only the fleet and the event sink run";
 }
 
+TEST_F(NodeClaimFleetSupervision, ASnapshotThatChangedOnlyPodsIsNotSentToTheClaimActors) {
+  start_fleet({1s, 8s});
+  auto first = snapshot_with({"default-a"});
+  caf::anon_send(fleet_, first);
+  sched().run();
+  ASSERT_EQ(log_.snapshots["default-a"], 1);
+  auto pods_changed = std::make_shared<protocol::cluster_snapshot>(*first);
+  auto pods = std::make_shared<protocol::object_map<kube::pod>>();
+  (*pods)["default/web"] = std::make_shared<const kube::pod>();
+  pods_changed->pods = pods;
+  caf::anon_send(fleet_, protocol::snapshot_ptr(pods_changed));
+  sched().run();
+  EXPECT_EQ(log_.snapshots["default-a"], 1) << "claim actors never read pods";
+  auto nodes_changed = std::make_shared<protocol::cluster_snapshot>(*pods_changed);
+  nodes_changed->nodes = std::make_shared<protocol::object_map<kube::node>>();
+  caf::anon_send(fleet_, protocol::snapshot_ptr(nodes_changed));
+  sched().run();
+  EXPECT_EQ(log_.snapshots["default-a"], 2) << "a change to the Nodes is sent";
+}
+
 }  // namespace
 }  // namespace kp::actors::nodeclaim
