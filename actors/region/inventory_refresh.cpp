@@ -74,7 +74,7 @@ void fetch_details(self_ptr self) {
   // The PCI resource mappings, once per refresh: devices come and go with hardware and with
   // the mappings people edit. A failed read keeps the last answer.
   ++*pending;
-  st.api->pci_mappings(bounce<std::vector<proxmox::pci_resource_mapping>>(
+  st.api->pci_mappings(bounce_refresh<std::vector<proxmox::pci_resource_mapping>>(
       self, [self, one_done](result<std::vector<proxmox::pci_resource_mapping>> r) {
         auto& st = self->state;
         if (r) {
