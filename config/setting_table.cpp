@@ -391,6 +391,29 @@ std::vector<setting_spec> build_table() {
   t.push_back(duration_setting(proxmox, "proxmox-task-poll-interval", "PROXMOX_TASK_POLL_INTERVAL",
                                "Interval between task status polls.",
                                &settings::proxmox_task_poll_interval));
+  t.push_back(duration_setting(proxmox, "proxmox-task-first-poll-floor",
+                               "PROXMOX_TASK_FIRST_POLL_FLOOR",
+                               "A task's first status poll waits for the typical duration of its "
+                               "type on its host (learnt from earlier tasks), at least this.",
+                               &settings::proxmox_task_first_poll_floor));
+  t.push_back(duration_setting(proxmox, "proxmox-task-first-poll-cap",
+                               "PROXMOX_TASK_FIRST_POLL_CAP",
+                               "The longest a task's first status poll waits for its typical "
+                               "duration.",
+                               &settings::proxmox_task_first_poll_cap));
+  t.push_back(duration_setting(proxmox, "proxmox-task-answer-wait", "PROXMOX_TASK_ANSWER_WAIT",
+                               "Config writes and ISO deletes ask Proxmox to answer once their "
+                               "task ended, if within this (1-30s, 0 = never): no status poll.",
+                               &settings::proxmox_task_answer_wait));
+  t.push_back(duration_setting(proxmox, "proxmox-template-config-max-age",
+                               "PROXMOX_TEMPLATE_CONFIG_MAX_AGE",
+                               "A template's config read this recently serves the template "
+                               "builder's observation without another read.",
+                               &settings::proxmox_template_config_max_age));
+  t.push_back(duration_setting(proxmox, "proxmox-host-facts-max-age", "PROXMOX_HOST_FACTS_MAX_AGE",
+                               "Host status (CPU topology) and bridges are read again at the "
+                               "first inventory refresh after this age (and after a failed read).",
+                               &settings::proxmox_host_facts_max_age));
   t.push_back(duration_setting(proxmox, "proxmox-request-timeout", "PROXMOX_REQUEST_TIMEOUT",
                                "Timeout of one Proxmox API request.",
                                &settings::proxmox_request_timeout));

@@ -111,6 +111,13 @@ struct settings {
   duration proxmox_download_timeout = 5min;
   duration proxmox_template_timeout = 60s;
   duration proxmox_task_poll_interval = 1s;
+  // The first poll of a task waits for its type's typical duration on its host, within these.
+  duration proxmox_task_first_poll_floor = 20ms;
+  duration proxmox_task_first_poll_cap = 10s;
+  // Config writes and volume deletes ask Proxmox to answer once their task ended (up to this).
+  duration proxmox_task_answer_wait = 5s;
+  duration proxmox_template_config_max_age = 5min;  // a template's mark serves this long
+  duration proxmox_host_facts_max_age = 30min;      // node status and bridges are read again
   duration proxmox_request_timeout = 60s;
   int proxmox_max_inflight = 8;  // Proxmox operations in flight per region
 };

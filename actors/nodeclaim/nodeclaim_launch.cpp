@@ -416,6 +416,13 @@ void launch(self_ptr self, const kube::node_claim& claim) {
                             claim.metadata.uid, reply, type, template_name, nc.metadata.name,
                             st.launch_image_id};
                         st.launch_answered_at = self->clock().now();
+                        // A VM made now carries this node class generation's tags, groups and
+                        // pool already: no sync (three requests) until the class changes. A
+                        // resumed or adopted VM is compared once, as after a restart.
+                        if (!reply.adopted) {
+                          st.synced_node_class =
+                              nc.metadata.uid + "/" + std::to_string(nc.metadata.generation);
+                        }
                         record_launch(self, claim);
                       },
                       [self, claim](caf::error& err) {

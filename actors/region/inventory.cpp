@@ -106,6 +106,19 @@ inventory_listing listing_from_resources(const std::vector<proxmox::cluster_reso
       if (iso && h != out.hosts.end() && res.status == "available") {
         h->second.iso_storages.push_back(res.storage);
       }
+      if (h != out.hosts.end()) {
+        proxmox::storage_info info;
+        info.storage = res.storage;
+        info.type = res.plugintype;
+        info.content = res.content;
+        info.active = res.status == "available";
+        info.enabled = true;  // /cluster/resources lists only storages enabled on the node
+        info.shared = res.shared;
+        info.total = res.maxdisk;
+        info.used = std::min(res.disk, res.maxdisk);
+        info.avail = res.maxdisk - info.used;
+        h->second.storages.push_back(std::move(info));
+      }
     } else if (res.type == "qemu" || res.type == "lxc") {
       vm_record vm;
       vm.vmid = res.vmid;

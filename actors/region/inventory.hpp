@@ -4,6 +4,7 @@
 // topology and what its VMs hold, the hosts a launch may use, and a few config fields the launch
 // needs. Host topology comes from core/topology (resolve_host_topology). The region actor and
 // the read-only tools (`karpenter-proxmox plan`) build placement's view through these alone.
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -35,7 +36,8 @@ struct vm_record {
   std::string pool;
   std::optional<proxmox::vm_config> config;  // read once per VM, again while it fails
   std::string config_error;                  // why the last read failed; "" when none
-  bool synthetic = false;   // config made by us after a launch: the next refresh reads the real one
+  bool synthetic = false;  // config made by us after a launch: the next refresh reads the real one
+  std::chrono::steady_clock::time_point config_read_at{};  // when `config` was read (not made)
   std::uint64_t epoch = 0;  // bumped when we write `config`, so older reads do not overwrite it
 };
 
@@ -45,8 +47,14 @@ struct host_record {
   double cpu = 0;
   std::optional<proxmox::node_status> node_status;  // read once
   std::vector<std::string> iso_storages;
+  // The storages enabled on this host as /cluster/resources shows them (active: its status is
+  // "available"; sizes from its last report): what the template observation needs, unread.
+  std::vector<proxmox::storage_info> storages;
   // Bridges (GET /nodes/{node}/network), read once: the simple IPAM's seeds and gateways.
   std::optional<std::vector<proxmox::network_interface>> network;
+  // When node_status was last read: both facts are read again once older than the region's
+  // host_facts_max_age (and kept meanwhile, so a failed re-read leaves the host usable).
+  std::chrono::steady_clock::time_point facts_read_at{};
   bool online() const { return status == "online"; }
 };
 

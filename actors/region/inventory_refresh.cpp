@@ -85,8 +85,14 @@ void fetch_details(self_ptr self) {
         }
         one_done();
       }));
+  // Host facts rarely change: read once, again past their age, and while a read fails.
+  const auto now = self->clock().now();
+  std::set<std::string> stale;
+  for (const auto& [name, h] : st.hosts) {
+    if (h.node_status && now - h.facts_read_at >= st.cfg.host_facts_max_age) stale.insert(name);
+  }
   for (auto& [name, h] : st.hosts) {
-    if (!h.online() || h.node_status) continue;
+    if (!h.online() || (h.node_status && stale.count(name) == 0)) continue;
     ++*pending;
     std::string host = name;
     st.api->node_status(host, bounce_refresh<proxmox::node_status>(
@@ -94,12 +100,13 @@ void fetch_details(self_ptr self) {
                                     auto it = self->state.hosts.find(host);
                                     if (r && it != self->state.hosts.end()) {
                                       it->second.node_status = *r;
+                                      it->second.facts_read_at = self->clock().now();
                                     }
                                     one_done();
                                   }));
   }
   for (auto& [name, h] : st.hosts) {
-    if (!h.online() || h.network) continue;
+    if (!h.online() || (h.network && stale.count(name) == 0)) continue;
     ++*pending;
     std::string host = name;
     st.api->node_network(
@@ -149,6 +156,7 @@ void fetch_details(self_ptr self) {
               if (it != st.vms.end() && it->second.name == name && it->second.epoch == epoch) {
                 if (r) {
                   it->second.config = std::move(*r);
+                  it->second.config_read_at = self->clock().now();
                   it->second.synthetic = false;
                   it->second.config_error.clear();
                 } else {
@@ -218,6 +226,7 @@ void request_listing(self_ptr self) {
                             if (old != st.hosts.end()) {
                               h.node_status = old->second.node_status;
                               h.network = old->second.network;
+                              h.facts_read_at = old->second.facts_read_at;
                             }
                           }
                           for (auto it = vms.begin(); it != vms.end();) {
@@ -234,6 +243,7 @@ void request_listing(self_ptr self) {
                               // deletes need the mark and the CD-ROM in between).
                               vm.config = std::move(old->second.config);
                               vm.config_error = old->second.config_error;
+                              vm.config_read_at = old->second.config_read_at;
                               vm.synthetic = old->second.synthetic;
                               vm.epoch = old->second.epoch;
                               // A conversion of ours the listing predates (it is one-way).
@@ -281,6 +291,7 @@ void remember_config(region_state& st, std::uint32_t vmid, const proxmox::vm_con
   it->second.config = config;
   it->second.config_error.clear();
   it->second.synthetic = false;
+  if (st.clock != nullptr) it->second.config_read_at = st.clock->now();
   it->second.epoch = ++st.epoch;
 }
 

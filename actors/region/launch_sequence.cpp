@@ -627,8 +627,9 @@ void record_started(self_ptr self, const std::shared_ptr<launch_op>& op) {
   reply.agent_requests = op->agent_requests;
   reply.joined_by_agent = op->joined_by_agent;
   reply.steps = step_times(op->timeline, self->clock().now());
+  // The inventory learnt this VM from our own calls (a delta): no listing per launch. The
+  // next refresh, or the door's read before the ISO detach, replaces the synthetic config.
   finish_launch(self, op, std::move(reply));
-  refresh(self);
 }
 
 void handle_launch(self_ptr self, launch_request req,

@@ -59,7 +59,9 @@ void finish_refresh(self_ptr self, std::string detail) {
     });
     if (fault.empty()) {
       st.refreshed = true;
-      if (st.cfg.leftover_iso_every > 0 && st.refreshes++ % st.cfg.leftover_iso_every == 0) {
+      // Not at the first refresh: a start lists no ISO storage of every host (the grace keeps
+      // young ISOs anyway); every `leftover_iso_every` refreshes after.
+      if (st.cfg.leftover_iso_every > 0 && ++st.refreshes % st.cfg.leftover_iso_every == 0) {
         contained(st, [&] { sweep_leftover_isos(self); });
       }
     } else {

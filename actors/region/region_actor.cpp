@@ -86,6 +86,8 @@ namespace {
 struct task_wait {
   proxmox::upid task;
   proxmox::task_wait_options options;
+  caf::actor_clock::time_point started;
+  std::optional<std::chrono::milliseconds> last_running;  // since `started`, for task_timing
   caf::actor_clock::time_point deadline;
   std::chrono::milliseconds interval;
   std::function<void(status)> done;
@@ -95,8 +97,13 @@ struct task_wait {
 void poll_task(self_ptr self, std::shared_ptr<task_wait> w) {
   self->state.api->task_status(
       w->task, bounce<proxmox::task_status>(self, [self, w](result<proxmox::task_status> r) {
+        auto since_start =
+            std::chrono::duration_cast<std::chrono::milliseconds>(self->clock().now() - w->started);
         if (r) {
-          if (r->succeeded()) return w->done({});
+          if (r->succeeded()) {
+            self->state.timing.observe(w->task.type, w->task.node, w->last_running, since_start);
+            return w->done({});
+          }
           if (!r->running()) {
             return w->done(make_error(
                 "task_failed",
@@ -104,6 +111,7 @@ void poll_task(self_ptr self, std::shared_ptr<task_wait> w) {
                     " failed: " + (r->exitstatus.empty() ? "unknown status" : r->exitstatus)));
           }
           w->last_error.reset();
+          w->last_running = since_start;
         } else if (!proxmox::is_transient(r.error())) {
           return w->done(r.error());
         } else {
@@ -135,10 +143,14 @@ void wait_task(self_ptr self, const proxmox::upid& task, proxmox::task_wait_opti
   auto w = std::make_shared<task_wait>();
   w->task = task;
   w->options = wait;
-  w->deadline = self->clock().now() + wait.timeout;
+  w->started = self->clock().now();
+  w->deadline = w->started + wait.timeout;
   w->interval = std::max(wait.initial_interval, std::chrono::milliseconds(1));
   w->done = std::move(done);
-  poll_task(self, std::move(w));
+  // The first poll when a task of this kind usually ends there (at once while none ended yet).
+  auto first = std::min(self->state.timing.first_poll(task.type, task.node), wait.timeout);
+  if (first.count() <= 0) return poll_task(self, std::move(w));
+  after(self, first, [self, w] { poll_task(self, w); });
 }
 
 void wait_optional_task(self_ptr self, result<std::optional<proxmox::upid>> task,
@@ -218,7 +230,9 @@ impl_actor::behavior_type region_behavior(self_ptr self, std::shared_ptr<proxmox
   install_boundary(self, boundary);
   st.boundary = boundary;
   st.api = std::move(api);
+  st.clock = &self->clock();
   st.ids = vmid_allocator(cfg.first_vmid, cfg.vmid_quarantine);
+  st.timing = task_timing(cfg.task_first_poll_floor, cfg.task_first_poll_cap);
   st.windows =
       std::make_unique<credit_windows>(cfg.max_in_flight, "region/" + cfg.region, cfg.metrics);
   st.window = &st.windows->to("proxmox");

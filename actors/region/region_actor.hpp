@@ -38,6 +38,17 @@ struct region_settings {
   proxmox::task_wait_options start_wait;     // start and stop
   proxmox::task_wait_options download_wait;  // template images (download-url)
   proxmox::task_wait_options template_wait;  // conversion to a template
+  // A task wait's first poll goes out after the typical duration of that task type on that
+  // host, learnt from earlier tasks (task_timing.hpp), within these bounds; at once while no
+  // task of that kind ended yet. PROXMOX_TASK_FIRST_POLL_FLOOR / _CAP.
+  std::chrono::milliseconds task_first_poll_floor{20};
+  std::chrono::milliseconds task_first_poll_cap{std::chrono::seconds(10)};
+  // A template's config (its mark) read this recently serves the template observation without
+  // another read; host facts (node status: CPU topology; network: bridges) are read again at
+  // the first refresh after this age, and at once after a failed read.
+  // PROXMOX_TEMPLATE_CONFIG_MAX_AGE, PROXMOX_HOST_FACTS_MAX_AGE.
+  std::chrono::milliseconds template_config_max_age{std::chrono::minutes(5)};
+  std::chrono::milliseconds host_facts_max_age{std::chrono::minutes(30)};
   // How long a launch (or a template VM's creation) waits for the VMIDs NodeClaims name before it
   // answers "not_ready": nothing is allocated before they are known.
   std::chrono::milliseconds claims_wait{std::chrono::seconds(30)};
@@ -54,8 +65,8 @@ struct region_settings {
   // Optional: counts failures caught at the actor's boundary (actor_failures{actor="region"}).
   std::shared_ptr<obs::karpenter_metrics> karpenter;
   // Leftover cloud-init ISOs of this cluster (core/ownership/iso_name.hpp) whose VM is gone,
-  // older than this, are deleted during refreshes (every `leftover_iso_every` refreshes, the
-  // first one included). The grace keeps another controller's launch in flight safe.
+  // older than this, are deleted during refreshes (every `leftover_iso_every` refreshes, not
+  // the first one). The grace keeps another controller's launch in flight safe.
   std::chrono::seconds leftover_iso_grace{std::chrono::minutes(10)};
   unsigned leftover_iso_every = 10;
   // NODE_SETTING_FILE as loaded once at start (config::load_node_settings_file): its entries for

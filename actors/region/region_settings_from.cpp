@@ -42,6 +42,14 @@ region_settings region_settings_from(const config::settings& s,
                           s.proxmox_task_poll_interval);
   r.download_wait = wait_for(s.proxmox_download_timeout, s.proxmox_task_poll_interval);
   r.template_wait = wait_for(s.proxmox_template_timeout, s.proxmox_task_poll_interval);
+  r.task_first_poll_floor =
+      std::chrono::duration_cast<std::chrono::milliseconds>(s.proxmox_task_first_poll_floor);
+  r.task_first_poll_cap =
+      std::chrono::duration_cast<std::chrono::milliseconds>(s.proxmox_task_first_poll_cap);
+  r.template_config_max_age =
+      std::chrono::duration_cast<std::chrono::milliseconds>(s.proxmox_template_config_max_age);
+  r.host_facts_max_age =
+      std::chrono::duration_cast<std::chrono::milliseconds>(s.proxmox_host_facts_max_age);
   // `affinity` is root-only in Proxmox: only root@pam with a password (ticket) may set it.
   r.can_set_affinity = !cluster.uses_token() && cluster.username == "root@pam";
   r.static_cpu_policy = s.node_policy == config::node_policy_mode::static_pinning;

@@ -24,6 +24,7 @@
 #include "actors/region/inventory.hpp"
 #include "actors/region/launch_timeline.hpp"
 #include "actors/region/region_actor.hpp"
+#include "actors/region/task_timing.hpp"
 #include "actors/region/vmid_allocator.hpp"
 #include "core/cloudinit/vm_render.hpp"
 #include "core/ipam/simple_ipam.hpp"
@@ -96,6 +97,7 @@ struct region_metrics {
 
 struct region_state {
   std::shared_ptr<proxmox::api> api;
+  caf::actor_clock* clock = nullptr;  // the actor's (virtual under the test coordinator)
   region_settings cfg;
   std::map<std::string, host_record> hosts;
   // Each storage's plugin type by name, from /cluster/resources: whether it can hold linked
@@ -149,6 +151,8 @@ struct region_state {
   std::map<std::string, std::string> unusable_hosts;  // host -> why its topology is unknown
   std::map<std::string, std::string> topology_warnings;
   region_metrics metrics;
+  // Typical task durations by type and host: where a task wait's first poll goes.
+  task_timing timing{std::chrono::milliseconds(20), std::chrono::seconds(10)};
   obs::logger log{"region"};
 
   static inline const char* name = "region";

@@ -85,6 +85,10 @@ void checked_step(self_ptr self, const char* operation, std::uint32_t vmid,
 // The reply once the step's task ended.
 std::function<void(status)> step_done(self_ptr self, step_promise rp, std::uint32_t vmid) {
   return [self, rp, vmid](status s) {
+    // The step wrote to the VM: the next observation reads its config again.
+    if (auto it = self->state.vms.find(vmid); it != self->state.vms.end()) {
+      it->second.config_read_at = {};
+    }
     if (!s) return reply_step(self, rp, step_error(proxmox_error(s.error()), vmid), true);
     reply_step(self, rp, step_ok(vmid), true);
   };
@@ -143,8 +147,10 @@ void count_linked_clones(const region_state& st, template_observation& out) {
     auto base = "base-" + std::to_string(t.vmid) + "-disk-";
     for (const auto& [id, vm] : st.vms) {
       if (vm.node != t.host || vm.is_template || vm.is_container) continue;
-      if (!vm.config || !vm.config_error.empty()) {
-        t.linked_clones_known = false;  // a VM we cannot read may use it
+      if (!vm.config || !vm.config_error.empty() || vm.synthetic) {
+        // A VM we cannot read may use it; one we launched is known only by what we wrote
+        // (no disks) until its config is read.
+        t.linked_clones_known = false;
         continue;
       }
       for (const auto& [key, value] : vm.config->raw) {
@@ -155,6 +161,27 @@ void count_linked_clones(const region_state& st, template_observation& out) {
       }
     }
   }
+}
+
+bool recently_read_template(const region_state& st, const vm_record& vm) {
+  return vm.is_template && vm.config && vm.config->is_template && !vm.synthetic &&
+         vm.config_error.empty() && st.clock != nullptr &&
+         st.clock->now() - vm.config_read_at < st.cfg.template_config_max_age;
+}
+
+// A template VM (or one named like a wanted template) whose template mark names this cluster.
+void add_if_ours(const region_state& st, observation_pass& pass, std::uint32_t vmid,
+                 const std::string& host, const std::string& name, const proxmox::vm_config& c) {
+  auto mark = ownership::parse_template_mark(c.description.value_or(""));
+  if (!mark || mark->cluster != st.cfg.cluster_name) return;
+  template_vm t;
+  t.vmid = vmid;
+  t.host = host;
+  t.name = name;
+  t.is_template = c.is_template;
+  t.tags = proxmox::format_tags(c.tags);
+  t.description = c.description.value_or("");
+  pass.out.vms.push_back(std::move(t));
 }
 
 void observe(self_ptr self, template_observe_request req,
@@ -178,77 +205,62 @@ void observe(self_ptr self, template_observe_request req,
     pass->host_index[name] = pass->out.hosts.size();
     template_host th;
     th.host = name;
+    // The storages as the inventory's /cluster/resources listed them: no read per host.
+    th.storages = h.storages;
     pass->out.hosts.push_back(std::move(th));
-    ++pass->pending;
-    std::string host = name;
-    st.api->storages(
-        host, bounce<std::vector<proxmox::storage_info>>(
-                  self, [self, pass, host](result<std::vector<proxmox::storage_info>> r) {
-                    auto& h = pass->out.hosts[pass->host_index[host]];
-                    if (!r) {
-                      h.error = "listing storages of " + host + " failed: " + r.error().message;
-                      return pass->done();
-                    }
-                    h.storages = *r;
-                    const auto& wanted = pass->req.import_storages;
-                    for (const auto& info : *r) {
-                      if (std::find(wanted.begin(), wanted.end(), info.storage) == wanted.end() ||
-                          !info.active || !lists_content(info.content, "import")) {
-                        continue;
-                      }
-                      ++pass->pending;
-                      self->state.api->storage_content(
-                          host, info.storage, "import",
-                          bounce<std::vector<proxmox::storage_content>>(
-                              self, [pass, host, storage = info.storage](
-                                        result<std::vector<proxmox::storage_content>> c) {
-                                auto& h = pass->out.hosts[pass->host_index[host]];
-                                if (!c) {
-                                  h.error = "listing " + storage + " on " + host +
-                                            " failed: " + c.error().message;
-                                } else {
-                                  for (const auto& item : *c) h.import_volids.push_back(item.volid);
-                                }
-                                pass->done();
-                              }));
-                    }
-                    pass->done();
-                  }));
+    const auto& wanted = pass->req.import_storages;
+    for (const auto& info : h.storages) {
+      if (std::find(wanted.begin(), wanted.end(), info.storage) == wanted.end() || !info.active ||
+          !lists_content(info.content, "import")) {
+        continue;
+      }
+      ++pass->pending;
+      std::string host = name;
+      st.api->storage_content(
+          host, info.storage, "import",
+          bounce<std::vector<proxmox::storage_content>>(
+              self, [pass, host,
+                     storage = info.storage](result<std::vector<proxmox::storage_content>> c) {
+                auto& h = pass->out.hosts[pass->host_index[host]];
+                if (!c) {
+                  h.error = "listing " + storage + " on " + host + " failed: " + c.error().message;
+                } else {
+                  for (const auto& item : *c) h.import_volids.push_back(item.volid);
+                }
+                pass->done();
+              }));
+    }
   }
   // Templates, and VMs named like a wanted template (created, not converted yet): read again.
   const auto& names = pass->req.template_names;
   for (const auto& [id, vm] : st.vms) {
     if (vm.is_container || pass->host_index.count(vm.node) == 0) continue;
     if (!vm.is_template && std::find(names.begin(), names.end(), vm.name) == names.end()) continue;
-    ++pass->pending;
     std::uint32_t vmid = id;
     std::string host = vm.node, name = vm.name;
+    if (recently_read_template(st, vm)) {
+      // A template changes only by our steps (which record what they wrote) or by hand: its
+      // mark as read within template_config_max_age serves.
+      add_if_ours(st, *pass, vmid, host, name, *vm.config);
+      continue;
+    }
+    ++pass->pending;
     st.api->vm_config(host, vmid,
-                      bounce<proxmox::vm_config>(self, [self, pass, vmid, host,
-                                                        name](result<proxmox::vm_config> c) {
-                        auto& st = self->state;
-                        if (c) {
-                          remember_config(st, vmid, *c);
-                          auto mark = ownership::parse_template_mark(c->description.value_or(""));
-                          if (mark && mark->cluster == st.cfg.cluster_name) {
-                            template_vm t;
-                            t.vmid = vmid;
-                            t.host = host;
-                            t.name = name;
-                            t.is_template = c->is_template;
-                            t.tags = proxmox::format_tags(c->tags);
-                            t.description = c->description.value_or("");
-                            pass->out.vms.push_back(std::move(t));
-                          }
-                        } else if (!is_gone(c.error())) {
-                          // Without the config we cannot tell whether it is ours: plan nothing
-                          // there.
-                          pass->out.hosts[pass->host_index[host]].error =
-                              "reading the config of VM " + std::to_string(vmid) +
-                              " failed: " + c.error().message;
-                        }
-                        pass->done();
-                      }));
+                      bounce<proxmox::vm_config>(
+                          self, [self, pass, vmid, host, name](result<proxmox::vm_config> c) {
+                            auto& st = self->state;
+                            if (c) {
+                              remember_config(st, vmid, *c);
+                              add_if_ours(st, *pass, vmid, host, name, *c);
+                            } else if (!is_gone(c.error())) {
+                              // Without the config we cannot tell whether it is ours: plan nothing
+                              // there.
+                              pass->out.hosts[pass->host_index[host]].error =
+                                  "reading the config of VM " + std::to_string(vmid) +
+                                  " failed: " + c.error().message;
+                            }
+                            pass->done();
+                          }));
   }
   pass->done();
 }

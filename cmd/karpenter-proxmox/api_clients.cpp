@@ -22,6 +22,8 @@ proxmox::client_settings proxmox_client_settings(const config::settings& setting
   s.transport.request_timeout =
       std::chrono::duration_cast<std::chrono::milliseconds>(settings.proxmox_request_timeout);
   s.transport.connect_timeout = std::chrono::seconds(10);
+  s.task_answer_wait =
+      std::chrono::duration_cast<std::chrono::seconds>(settings.proxmox_task_answer_wait);
   s.transport.on_failure = std::move(on_failure);
   return s;
 }

@@ -4,6 +4,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 
@@ -397,6 +398,13 @@ void fail_on_io(boost::asio::io_context& io, Callback done, kp::error e) {
                     [done = std::move(done), e = std::move(e)]() mutable { done(std::move(e)); });
 }
 
+// The task answer wait as Proxmox takes it (whole seconds, 1-30); none when 0.
+std::optional<std::string> answer_wait_seconds(const client_settings& s) {
+  auto n = std::clamp<std::int64_t>(s.task_answer_wait.count(), 0, 30);
+  if (n == 0) return std::nullopt;
+  return std::to_string(n);
+}
+
 kp::error refused_root_only() {
   return make_error("forbidden",
                     "the change sets a root-only key (affinity, args, hookscript or lock); API "
@@ -414,6 +422,7 @@ void client::update_vm_config(const std::string& node, std::uint32_t vmid,
     return fail_on_io(impl_->io, std::move(done),
                       make_error("invalid_parameter", "no options specified"));
   }
+  if (auto wait = answer_wait_seconds(impl_->settings)) p.emplace_back("background_delay", *wait);
   typed<std::optional<upid>>(impl_, "POST", vm_path(node, vmid) + "/config",
                              "/nodes/{node}/qemu/{vmid}/config", std::move(p), std::move(done),
                              optional_upid);
@@ -512,10 +521,13 @@ void client::upload(const iso_upload& u, callback<upid> done) {
 
 void client::delete_volume(const std::string& node, const std::string& storage,
                            const std::string& volid, callback<std::optional<upid>> done) {
+  form_params p;
+  if (auto wait = answer_wait_seconds(impl_->settings)) p.emplace_back("delay", *wait);
   typed<std::optional<upid>>(
       impl_, "DELETE",
       "/nodes/" + seg(node) + "/storage/" + seg(storage) + "/content/" + percent_encode(volid),
-      "/nodes/{node}/storage/{storage}/content/{volume}", {}, std::move(done), optional_upid);
+      "/nodes/{node}/storage/{storage}/content/{volume}", std::move(p), std::move(done),
+      optional_upid);
 }
 
 void client::firewall_options(const std::string& node, std::uint32_t vmid,

@@ -48,6 +48,10 @@ struct client_settings {
   transport::client_options transport;
   // Tickets live 2 h; a new one is fetched once the current one is this old.
   std::chrono::milliseconds ticket_renew_after{std::chrono::minutes(90)};
+  // Config POSTs (background_delay) and volume deletes (delay) ask Proxmox to answer once their
+  // task ended, if it ends within this (1-30 s; 0: never): a short task then needs no status
+  // poll. A longer one answers its UPID as before.
+  std::chrono::seconds task_answer_wait{5};
   // Called once per completed request with the templated path (/nodes/{node}/qemu/{vmid}/config),
   // the HTTP status (0 for a transport failure) and the duration; for metrics. Any thread.
   std::function<void(const std::string& method, const std::string& path_template, int status,

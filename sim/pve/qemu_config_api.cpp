@@ -354,9 +354,20 @@ api_reply qemu_config_api::post_config(api_call& c) {
   auto apply = prepare_update(c, vm, false);
   if (!apply) return reply_from(apply.error());
   if (auto refused = check_writable(vm, c)) return *refused;
-  auto upid = tasks_.start(vm.node, "qmconfig", std::to_string(vm.vmid), c.who,
-                           world_.duration("qmconfig"), *apply);
-  return api_reply::ok(upid);
+  // background_delay (1-30 s): the answer waits for the task that long; null when it ended OK.
+  std::chrono::seconds delay{0};
+  if (auto text = c.params.get("background_delay")) {
+    auto n = check_integer("background_delay", *text, 1, 30);
+    if (!n) return reply_from(n.error());
+    delay = std::chrono::seconds(*n);
+  }
+  const auto vmid = vm.vmid;
+  auto done = tasks_.start_and_wait(vm.node, "qmconfig", std::to_string(vmid), c.who,
+                                    world_.duration("qmconfig"), delay, *apply);
+  if (!done.upid.empty()) return api_reply::ok(done.upid);
+  if (!done.error.empty())
+    return api_reply::fail(500, "failed to update VM " + std::to_string(vmid) + ": " + done.error);
+  return api_reply::ok(nullptr);
 }
 
 api_reply qemu_config_api::put_config(api_call& c) {
@@ -382,6 +393,8 @@ api_reply qemu_config_api::resize(api_call& c) {
   auto size = parse_disk_size(*size_text, &relative);
   if (!size) return api_reply::param("size", "value does not match the regex pattern");
   if (auto refused = check_writable(vm, c)) return *refused;
+  if (auto digest = c.params.get("digest"); digest && *digest != current_digest(vm))
+    return api_reply::fail(500, "checksum mismatch (file change by other user?)");
   auto it = vm.config.find(*disk);
   if (!is_drive_key(*disk) || it == vm.config.end())
     return api_reply::fail(500, "disk '" + *disk + "' does not exist");

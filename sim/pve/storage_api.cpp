@@ -247,14 +247,23 @@ api_reply storage_api::delete_volume(api_call& c) {
   auto file = world_.volume_file(node, volid);
   if (!file) return api_reply::fail(500, "volume '" + volid + "' does not exist");
   auto path = *file;
-  auto upid =
-      tasks_.start(node, "imgdel", "", c.who, world_.duration("imgdel"), [path]() -> status {
+  // delay (1-30 s): the answer waits for the task that long; null when it ended OK.
+  std::chrono::seconds delay{0};
+  if (auto text = c.params.get("delay")) {
+    auto n = check_integer("delay", *text, 1, 30);
+    if (!n) return reply_from(n.error());
+    delay = std::chrono::seconds(*n);
+  }
+  auto done = tasks_.start_and_wait(
+      node, "imgdel", "", c.who, world_.duration("imgdel"), delay, [path]() -> status {
         std::error_code ec;
         std::filesystem::remove(path, ec);
         if (ec) return make_error("500", "unable to delete volume: " + ec.message());
         return {};
       });
-  return api_reply::ok(upid);
+  if (!done.upid.empty()) return api_reply::ok(done.upid);
+  if (!done.error.empty()) return api_reply::fail(500, done.error);
+  return api_reply::ok(nullptr);
 }
 
 api_reply storage_api::post_upload(api_call& c) {

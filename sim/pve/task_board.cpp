@@ -76,6 +76,28 @@ std::string task_board::start(const std::string& node, const std::string& type,
                               const std::string& id, const api_identity& who,
                               std::chrono::milliseconds duration, std::function<status()> work,
                               std::function<void()> on_abort) {
+  auto upid = open(node, type, id, who, std::move(on_abort));
+  world_.after(duration, [this, upid, work = std::move(work)]() mutable { finish(upid, work); });
+  return upid;
+}
+
+task_board::waited task_board::start_and_wait(const std::string& node, const std::string& type,
+                                              const std::string& id, const api_identity& who,
+                                              std::chrono::milliseconds duration,
+                                              std::chrono::milliseconds delay,
+                                              std::function<status()> work,
+                                              std::function<void()> on_abort) {
+  if (duration > delay)
+    return {start(node, type, id, who, duration, std::move(work), std::move(on_abort)), ""};
+  auto upid = open(node, type, id, who, std::move(on_abort));
+  finish(upid, work);
+  const auto& t = tasks_.at(upid);
+  return {"", t.exitstatus == "OK" ? "" : t.exitstatus};
+}
+
+std::string task_board::open(const std::string& node, const std::string& type,
+                             const std::string& id, const api_identity& who,
+                             std::function<void()> on_abort) {
   task_state t;
   t.node = node;
   t.type = type;
@@ -96,7 +118,6 @@ std::string task_board::start(const std::string& node, const std::string& type,
   const std::string upid = t.upid;
   tasks_[upid] = std::move(t);
   order_.push_back(upid);
-  world_.after(duration, [this, upid, work = std::move(work)]() mutable { finish(upid, work); });
   return upid;
 }
 

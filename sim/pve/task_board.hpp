@@ -45,11 +45,26 @@ class task_board {
                     const api_identity& who, std::chrono::milliseconds duration,
                     std::function<status()> work, std::function<void()> on_abort = {});
 
+  // Proxmox's `background_delay` (config) and `delay` (volume delete): the API waits up to
+  // `delay` for the worker. A task whose duration fits runs to its end before the answer (the
+  // simulator answers at once rather than after the duration); `upid` is then empty and
+  // `error` holds its exit status when it failed. A longer task answers its UPID as usual.
+  struct waited {
+    std::string upid;
+    std::string error;
+  };
+  waited start_and_wait(const std::string& node, const std::string& type, const std::string& id,
+                        const api_identity& who, std::chrono::milliseconds duration,
+                        std::chrono::milliseconds delay, std::function<status()> work,
+                        std::function<void()> on_abort = {});
+
   const task_state* find(const std::string& upid) const;
 
   void add_routes(api_router& router);
 
  private:
+  std::string open(const std::string& node, const std::string& type, const std::string& id,
+                   const api_identity& who, std::function<void()> on_abort);
   void finish(const std::string& upid, std::function<status()>& work);
   result<task_state*> task_of(api_call& c);
   api_reply list(api_call& c);

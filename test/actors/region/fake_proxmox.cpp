@@ -134,7 +134,10 @@ proxmox::upid fake_proxmox::start_task(const std::string& node, const std::strin
   u.text = "UPID:" + node + ":" + std::to_string(next_task_++) + ":" + type;
   auto outcome = task_outcomes.count(type) ? task_outcomes[type] : task_outcome::ok;
   auto running = task_running_polls.count(type) ? task_running_polls[type] : 0;
-  tasks_[u.text] = {u, outcome, std::move(effect), running};
+  tasks_[u.text] = {u, outcome, std::move(effect), running, std::nullopt};
+  if (auto d = task_durations.find(type); d != task_durations.end() && clock) {
+    tasks_[u.text].ends_at = clock() + d->second;
+  }
   return u;
 }
 
@@ -159,6 +162,8 @@ void fake_proxmox::cluster_resources(
     s.node = host;
     s.storage = "local";
     s.content = "iso,vztmpl,import";
+    s.plugintype = "dir";
+    s.maxdisk = 100ull << 30;
     s.status = status == "online" ? "available" : "unknown";
     out.push_back(s);
   }
@@ -317,6 +322,10 @@ void fake_proxmox::task_status(const proxmox::upid& id,
       return done(s);
     case task_outcome::ok:
       break;
+  }
+  if (it->second.ends_at && clock() < *it->second.ends_at) {
+    s.status = "running";
+    return done(s);
   }
   if (it->second.effect) {
     auto effect = std::move(it->second.effect);

@@ -5,6 +5,7 @@
 // and per VMID, offline hosts, and calls that never answer (a crash in the middle of a launch).
 // Every call answers at once, on the caller's thread, through the region's own continuation.
 // Counts every call by name, writes apart.
+#include <chrono>
 #include <functional>
 #include <map>
 #include <optional>
@@ -43,6 +44,10 @@ class fake_proxmox final : public proxmox::api {
   std::map<std::string, task_outcome> task_outcomes;  // by task type (qmclone, qmstart, ...)
   // Tasks of these types answer "running" to this many polls before they end (virtual time).
   std::map<std::string, int> task_running_polls;
+  // A task of this type still runs at polls before this much time passed on `clock` (the test
+  // coordinator's); without either it ends at its first poll.
+  std::map<std::string, std::chrono::milliseconds> task_durations;
+  std::function<std::chrono::steady_clock::time_point()> clock;
   // The next calls of `method` fail with these errors, one each (for `vmid`, or any when 0).
   void fail_next(const std::string& method, kp::error e, std::uint32_t vmid = 0, int times = 1);
   // `method` stops answering (its callbacks are kept and never called): a crash mid-call.
@@ -128,6 +133,7 @@ class fake_proxmox final : public proxmox::api {
     task_outcome outcome = task_outcome::ok;
     std::function<void()> effect;  // applied when the task ends well
     int running_polls = 0;         // polls still to answer "running"
+    std::optional<std::chrono::steady_clock::time_point> ends_at;
   };
   struct injected {
     kp::error error;

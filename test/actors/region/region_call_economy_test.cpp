@@ -1,0 +1,157 @@
+// How few Proxmox requests the region actor makes, in virtual time over the in-memory Proxmox:
+// task waits that start from the typical duration they learnt, host facts and template marks
+// served from what was read recently, and a launch that updates the inventory by what it wrote
+// instead of listing the region again.
+#include <gtest/gtest.h>
+
+#include "actors/region/region_actor.hpp"
+#include "core/ownership/template_mark.hpp"
+#include "test/actors/caf_test_fixture.hpp"
+#include "test/actors/region/fake_proxmox.hpp"
+
+namespace kp::actors::region {
+namespace {
+
+using namespace std::chrono_literals;
+using namespace kp::protocol;
+using kp::test::fake_proxmox;
+
+class RegionCallEconomy : public kp::test::caf_test {
+ protected:
+  std::shared_ptr<fake_proxmox> pve = std::make_shared<fake_proxmox>(1);
+
+  RegionCallEconomy() {
+    pve->clock = [this] { return sched().clock().now(); };
+  }
+
+  region_settings settings() {
+    region_settings s;
+    s.region = "r1";
+    s.cluster_name = "test-cluster";
+    s.refresh_interval = 1h;
+    s.clone_wait.initial_interval = 100ms;
+    s.clone_wait.max_interval = 1s;
+    s.clone_wait.timeout = 1min;
+    s.start_wait = s.clone_wait;
+    s.leftover_iso_every = 0;
+    return s;
+  }
+
+  region_actor spawn(region_settings s) {
+    auto a = keep(spawn_region_actor(sys(), pve, s));
+    caf::anon_send(a, claimed_vmids{});
+    sched().run();
+    return a;
+  }
+
+  template <class Reply, class... Ts>
+  Reply ask(region_actor a, Ts... xs) {
+    auto out = std::make_shared<std::optional<Reply>>();
+    keep(sys().spawn([=](caf::event_based_actor* self) {
+      self->request(a, std::chrono::seconds(3600), xs...).then([=](Reply& r) { *out = r; });
+    }));
+    sched().run();
+    for (int i = 0; !*out && i < 1200; ++i) advance(100ms);
+    EXPECT_TRUE(out->has_value()) << "no reply within 2 minutes";
+    return out->value_or(Reply{});
+  }
+
+  launch_request request(const std::string& name) {
+    launch_request r;
+    r.nodeclaim = name;
+    r.nodepool = "default";
+    r.instance_type = "c2-m4";
+    r.vcpus = 2;
+    r.memory_mib = 2048;
+    r.template_name = "k8s-template";
+    return r;
+  }
+};
+
+TEST_F(RegionCallEconomy, ATaskWaitStartsFromTheDurationLearntForThatTaskTypeOnThatHost) {
+  pve->task_durations["qmclone"] = 5s;
+  auto a = spawn(settings());
+  pve->reset_counts();
+  auto first = ask<launch_reply>(a, launch_atom::value, request("claim-a"));
+  ASSERT_TRUE(first.ok) << first.error.message;
+  const int first_polls = pve->calls["task_status"];
+  pve->reset_counts();
+  auto second = ask<launch_reply>(a, launch_atom::value, request("claim-b"));
+  ASSERT_TRUE(second.ok) << second.error.message;
+  const int second_polls = pve->calls["task_status"];
+  // The first clone is polled at once, then at 100 ms doubling up to 1 s: nine polls over its
+  // 5 s, plus one each for upload, config and start. The second clone's first poll waits about
+  // as long as the first took: one or two polls.
+  EXPECT_GE(first_polls, 10);
+  EXPECT_LE(second_polls, 5);
+}
+
+TEST_F(RegionCallEconomy, ALaunchRecordsItsVmWithoutListingTheRegionAgain) {
+  auto a = spawn(settings());
+  // The first launch after the NodeClaims' VMIDs arrive lists the region once (a new leader's).
+  ASSERT_TRUE(ask<launch_reply>(a, launch_atom::value, request("claim-c")).ok);
+  pve->reset_counts();
+  auto r = ask<launch_reply>(a, launch_atom::value, request("claim-d"));
+  ASSERT_TRUE(r.ok) << r.error.message;
+  EXPECT_EQ(pve->calls["cluster_resources"], 0);
+  EXPECT_EQ(pve->calls["vm_config"], 0);
+  auto inv = ask<region_inventory>(a, inventory_atom::value);
+  EXPECT_EQ(inv.vms, 2u) << "the new VMs are in the inventory from the launches' own replies";
+}
+
+TEST_F(RegionCallEconomy, HostFactsAreReadOnceAndAgainOnlyPastTheirAge) {
+  auto s = settings();
+  s.host_facts_max_age = 10min;
+  auto a = spawn(s);
+  EXPECT_EQ(pve->calls["node_status"], 1);
+  EXPECT_EQ(pve->calls["node_network"], 1);
+  caf::anon_send(a, refresh_atom::value);
+  sched().run();
+  EXPECT_EQ(pve->calls["cluster_resources"], 2);
+  EXPECT_EQ(pve->calls["node_status"], 1) << "fresh facts are not read again";
+  advance(11min);
+  caf::anon_send(a, refresh_atom::value);
+  sched().run();
+  EXPECT_EQ(pve->calls["node_status"], 2);
+  EXPECT_EQ(pve->calls["node_network"], 2);
+}
+
+TEST_F(RegionCallEconomy, AFailedHostStatusReadIsTriedAgainAtTheNextRefresh) {
+  pve->fail_next("node_status", make_error("server_error", "500 busy"));
+  auto a = spawn(settings());
+  EXPECT_EQ(pve->calls["node_status"], 1);
+  caf::anon_send(a, refresh_atom::value);
+  sched().run();
+  EXPECT_EQ(pve->calls["node_status"], 2);
+  auto inv = ask<region_inventory>(a, inventory_atom::value);
+  EXPECT_EQ(inv.capacity.size(), 1u) << "the host is placeable once its status is read";
+}
+
+TEST_F(RegionCallEconomy, TheTemplateObservationUsesAMarkReadWithinItsMaxAge) {
+  auto& tmpl = pve->vms.at(9001);
+  tmpl.config.description =
+      ownership::format_template_mark({"test-cluster", "k8s-template", "img.qcow2", "", false});
+  auto s = settings();
+  s.template_config_max_age = 5min;
+  auto a = spawn(s);
+  template_observe_request req;
+  req.template_names = {"k8s-template"};
+  pve->reset_counts();
+  auto seen = ask<template_observation>(a, template_atom::value, req);
+  ASSERT_TRUE(seen.ok) << seen.error;
+  ASSERT_EQ(seen.vms.size(), 1u);
+  EXPECT_EQ(seen.vms[0].vmid, 9001u);
+  EXPECT_EQ(pve->calls["vm_config"], 0) << "the refresh read it moments ago";
+  EXPECT_EQ(pve->calls["storages"], 0) << "the storages come from /cluster/resources";
+  ASSERT_EQ(seen.hosts.size(), 1u);
+  ASSERT_EQ(seen.hosts[0].storages.size(), 1u);
+  EXPECT_TRUE(seen.hosts[0].storages[0].active);
+  EXPECT_EQ(seen.hosts[0].storages[0].avail, 100ull << 30);
+  advance(6min);
+  seen = ask<template_observation>(a, template_atom::value, req);
+  ASSERT_EQ(seen.vms.size(), 1u);
+  EXPECT_EQ(pve->calls["vm_config"], 1) << "past its age it is read again";
+}
+
+}  // namespace
+}  // namespace kp::actors::region
