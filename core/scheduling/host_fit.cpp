@@ -12,18 +12,6 @@ namespace L = model::labels;
 using model::node_selector_requirement;
 using model::selector_operator;
 
-bool allows(const std::vector<node_selector_requirement>& requirements, std::string_view key,
-            const std::string& value) {
-  for (const auto& r : requirements) {
-    if (r.key != key) continue;
-    bool listed = std::find(r.values.begin(), r.values.end(), value) != r.values.end();
-    if (r.op == selector_operator::in && !listed) return false;
-    if (r.op == selector_operator::not_in && listed) return false;
-    if (r.op == selector_operator::does_not_exist) return false;
-  }
-  return true;
-}
-
 // Hosts where an allowed, available offering of `t` holds `requests`, and hosts where it is
 // offered at all.
 struct fit {
@@ -33,8 +21,8 @@ struct fit {
 fit fit_of(const instance_types::instance_type& t, const planned_nodeclaim& nc) {
   fit out;
   for (const auto& o : t.offerings) {
-    if (!o.available || !allows(nc.requirements, L::zone, o.zone) ||
-        !allows(nc.requirements, L::capacity_type, o.capacity_type))
+    if (!o.available || !model::allows_value(nc.requirements, L::zone, o.zone) ||
+        !model::allows_value(nc.requirements, L::capacity_type, o.capacity_type))
       continue;
     out.offered.push_back(o.zone);
     if (nc.requests.fits_in(instance_types::offering_allocatable(t, o)))

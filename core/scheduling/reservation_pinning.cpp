@@ -13,28 +13,6 @@ namespace L = model::labels;
 using model::node_selector_requirement;
 using model::selector_operator;
 
-// Whether `requirements` allow `value` for `key` (a key they do not name allows anything).
-bool allows(const std::vector<node_selector_requirement>& requirements, std::string_view key,
-            const std::string& value) {
-  for (const auto& r : requirements) {
-    if (r.key != key) continue;
-    bool listed = std::find(r.values.begin(), r.values.end(), value) != r.values.end();
-    switch (r.op) {
-      case selector_operator::in:
-        if (!listed) return false;
-        break;
-      case selector_operator::not_in:
-        if (listed) return false;
-        break;
-      case selector_operator::does_not_exist:
-        return false;
-      default:
-        break;
-    }
-  }
-  return true;
-}
-
 void set_requirement(std::vector<node_selector_requirement>& requirements, std::string_view key,
                      std::vector<std::string> values) {
   std::erase_if(requirements, [&](const node_selector_requirement& r) { return r.key == key; });
@@ -59,8 +37,8 @@ double cheapest_price(const planned_nodeclaim& nc, const snapshot& snap) {
   double best = std::numeric_limits<double>::max();
   for (const auto* t : instance_type_options(nc, snap))
     for (const auto& o : t->offerings)
-      if (o.available && allows(nc.requirements, L::zone, o.zone) &&
-          allows(nc.requirements, L::capacity_type, o.capacity_type))
+      if (o.available && model::allows_value(nc.requirements, L::zone, o.zone) &&
+          model::allows_value(nc.requirements, L::capacity_type, o.capacity_type))
         best = std::min(best, o.price);
   return best == std::numeric_limits<double>::max() ? nc.price : best;
 }
@@ -81,7 +59,8 @@ void pin_reservations(plan& p, const snapshot& snap) {
   for (auto& nc : p.nodeclaims) {
     bool had_reserved = false;
     bool pinned = false;
-    if (allows(nc.requirements, L::capacity_type, std::string(L::capacity_type_reserved))) {
+    if (model::allows_value(nc.requirements, L::capacity_type,
+                            std::string(L::capacity_type_reserved))) {
       for (std::uint16_t index : nc.instance_types) {
         const auto& t = types[index];
         if (!reserved(t)) continue;
@@ -91,7 +70,7 @@ void pin_reservations(plan& p, const snapshot& snap) {
         double price = 0;
         for (const auto& o : t.offerings) {
           if (!o.available || o.reservation_id.empty() || left[o.reservation_id] <= 0) continue;
-          if (!allows(nc.requirements, L::zone, o.zone)) continue;
+          if (!model::allows_value(nc.requirements, L::zone, o.zone)) continue;
           if (!id.empty() && o.reservation_id != id) continue;  // one reservation per NodeClaim
           if (id.empty()) price = o.price;
           id = o.reservation_id;
