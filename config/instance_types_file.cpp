@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 #include <charconv>
+#include <map>
 
 #include "config/text_file.hpp"
 
@@ -61,6 +62,75 @@ result<instance_types::overhead> overhead_from(const bj::value* v, const std::st
   return out;
 }
 
+// `hosts`: {"<host>": {"capacity": {...}, "overhead": {...}}}, the host's offering overrides.
+result<std::map<std::string, instance_types::offering_override>> host_overrides_from(
+    const bj::value* v, const std::string& where) {
+  std::map<std::string, instance_types::offering_override> out;
+  if (v == nullptr || v->is_null()) return out;
+  if (!v->is_object()) return invalid(where + " hosts must be an object by host name");
+  for (const auto& [key, entry] : v->get_object()) {
+    const std::string host(key);
+    const std::string at = where + " hosts." + host;
+    if (!entry.is_object()) return invalid(at + " must be an object");
+    const auto& o = entry.get_object();
+    for (const auto& [field, unused] : o)
+      if (field != "capacity" && field != "overhead")
+        return invalid(at + " has an unknown field \"" + std::string(field) +
+                       "\" (capacity and overhead are known)");
+    instance_types::offering_override override_;
+    auto capacity = resource_list_from(o.if_contains("capacity"), at + " capacity");
+    if (!capacity) return capacity.error();
+    override_.capacity = std::move(*capacity);
+    if (const auto* oh = o.if_contains("overhead"); oh && !oh->is_null()) {
+      auto overhead = overhead_from(oh, at);
+      if (!overhead) return overhead.error();
+      override_.overhead = std::move(*overhead);
+    }
+    out.emplace(host, std::move(override_));
+  }
+  return out;
+}
+
+// `reservations`: [{"id": "...", "region": "...", "host": "...", "count": N}]; core checks the
+// values (instance_types::validate_reservations).
+result<std::vector<instance_types::reservation>> reservations_from(const bj::value* v,
+                                                                   const std::string& where) {
+  std::vector<instance_types::reservation> out;
+  if (v == nullptr || v->is_null()) return out;
+  if (!v->is_array()) return invalid(where + " reservations must be an array");
+  const auto& items = v->get_array();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string at = where + " reservations[" + std::to_string(i) + "]";
+    if (!items[i].is_object()) return invalid(at + " must be an object");
+    const auto& o = items[i].get_object();
+    instance_types::reservation r;
+    for (const auto& [key, field] : o) {
+      const std::string name(key);
+      std::string* text = name == "id"       ? &r.id
+                          : name == "region" ? &r.region
+                          : name == "host"   ? &r.host
+                                             : nullptr;
+      if (text != nullptr) {
+        if (!field.is_string()) return invalid(at + "." + name + " must be a string");
+        *text = std::string(field.get_string());
+      } else if (name == "count") {
+        if (field.is_int64())
+          r.count = field.get_int64();
+        else if (field.is_uint64())
+          r.count = -1;  // too large: core refuses it as not positive
+        else
+          return invalid(at + ".count must be a whole number");
+      } else {
+        return invalid(at + " has an unknown field \"" + name +
+                       "\" (id, region, host and count are known)");
+      }
+    }
+    if (!o.contains("count")) return invalid(at + ".count is missing");
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 result<instance_types::declared_instance_type> item_from(const bj::value& item, std::size_t i) {
   const std::string position = "item " + std::to_string(i);
   if (!item.is_object()) return invalid(position + " must be an object");
@@ -81,6 +151,12 @@ result<instance_types::declared_instance_type> item_from(const bj::value& item, 
     if (!ct->is_string()) return invalid(where + " capacitytype must be a string");
     out.capacity_type = std::string(ct->get_string());
   }
+  auto hosts = host_overrides_from(o.if_contains("hosts"), where);
+  if (!hosts) return hosts.error();
+  out.host_overrides = std::move(*hosts);
+  auto reservations = reservations_from(o.if_contains("reservations"), where);
+  if (!reservations) return reservations.error();
+  out.reservations = std::move(*reservations);
   return out;
 }
 

@@ -2,7 +2,9 @@
 // Reads INSTANCE_TYPES_FILE, the Go provider's JSON array of
 //   {"name": "...", "capacity": {"cpu": "2", "memory": "4Gi", ...},
 //    "overhead": {"KubeReserved": {...}, "SystemReserved": {...}, "EvictionThreshold": {...}},
-//    "capacitytype": "on-demand", "offerings": [...]}
+//    "capacitytype": "on-demand", "offerings": [...],
+//    "reservations": [{"id": "...", "region": "...", "host": "...", "count": 2}],
+//    "hosts": {"pve2": {"capacity": {"hugepages-2Mi": "1Gi"}, "overhead": {...}}}}
 // with Boost.JSON into core's instance types, once at start. Quantities may be strings or JSON
 // numbers; null stands for an absent field. Offerings in the file are ignored (recomputed from
 // the hosts). The list replaces the built-in one.

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "actors/node_overlay/overlaid_types.hpp"
+#include "core/instance_types/reservation.hpp"
 #include "core/model/labels.hpp"
 #include "protocol/kube/model_translation.hpp"
 
@@ -95,6 +96,7 @@ disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
   add_offerings_when_missing(s.instance_types, snap);
   // Consolidation prices nodes and replacements as provisioning does: with the NodeOverlays.
   s.instance_types = node_overlay::overlaid(std::move(s.instance_types), snap);
+  instance_types::withhold_reserved_offerings(s.instance_types);
   s.right_sized = std::move(right_sized);
 
   if (snap.node_pools)

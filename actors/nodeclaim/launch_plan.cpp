@@ -4,6 +4,8 @@
 #include <limits>
 
 #include "actors/nodeclaim/agent_join.hpp"
+#include "core/instance_types/offering_override.hpp"
+#include "core/model/labels.hpp"
 #include "core/model/quantity.hpp"
 #include "protocol/kube/node_class_pci.hpp"
 
@@ -55,6 +57,21 @@ const kube::node_selector_requirement* requirement(const kube::node_claim& claim
     if (r.key == key) return &r;
   }
   return nullptr;
+}
+
+// A reserved type launches only for a NodeClaim the provisioner pinned to one of its
+// reservations, so no launch goes over a reservation's count.
+bool may_launch_reserved(const instance_types::instance_type& type, const kube::node_claim& claim) {
+  if (type.capacity_type != model::labels::capacity_type_reserved) return true;
+  const auto* pinned = requirement(claim, std::string(model::labels::reservation_id));
+  if (pinned == nullptr || pinned->operator_ != "In" || pinned->values.size() != 1) return false;
+  return std::any_of(type.reservations.begin(), type.reservations.end(),
+                     [&](const auto& r) { return r.id == pinned->values.front(); });
+}
+
+std::string capacity_type_of(const instance_types::instance_type& type) {
+  return type.capacity_type.empty() ? std::string(model::labels::capacity_type_on_demand)
+                                    : type.capacity_type;
 }
 
 std::vector<protocol::security_group_rule> security_groups_of(
@@ -253,9 +270,10 @@ result<instance_types::instance_type> cheapest_instance_type(
       auto labels = type_labels(t, region);
       bool ok = std::all_of(claim.spec.requirements.begin(), claim.spec.requirements.end(),
                             [&](const auto& r) { return satisfies(labels, r); });
-      if (!ok) continue;
+      if (!ok || !may_launch_reserved(t, claim)) continue;
       ++compatible;
-      auto allocatable = t.allocatable();
+      // With per-host overrides the provisioner kept the claim to hosts where its types fit.
+      auto allocatable = instance_types::largest_allocatable(t);
       allocatable += devices;
       if (!requests->fits_in(allocatable)) continue;
       double p = price_of(t, region);
@@ -297,7 +315,7 @@ std::map<std::string, std::string> launch_labels(const kube::node_claim& claim,
   labels[zone_label] = zone;
   labels[region_label] = region;
   labels[instance_type_label] = type.name;
-  labels[capacity_type_label] = "on-demand";
+  labels[capacity_type_label] = capacity_type_of(type);
   labels[instance_family_label] = type.family;
   labels[node_class_label] = node_class;
   labels["kubernetes.io/arch"] = "amd64";
@@ -330,7 +348,7 @@ cloudinit::nocloud_plan make_iso_plan(const kube::node_claim& claim,
   in.endpoint = std::move(endpoint);
   for (const auto& [k, v] : claim.metadata.labels) in.node_labels[k] = v;
   in.node_labels[instance_type_label] = type.name;
-  in.node_labels[capacity_type_label] = "on-demand";
+  in.node_labels[capacity_type_label] = capacity_type_of(type);
   in.node_labels[instance_family_label] = type.family;
   in.node_labels[node_class_label] = node_class.metadata.name;
   // The kubelet: the type's reserved resources and maxPods, then the node class's settings; the

@@ -3,7 +3,9 @@
 // karpenter_cloudprovider_instance_type_offering_available (the names Karpenter's AWS provider
 // exports and dashboards query): one series per instance type, capacity type and zone (Proxmox
 // host) of the offerings the last provisioning batch saw, with the regions' capacity and the
-// NodeOverlays applied. Series of offerings that went away are removed. Used by one actor only.
+// NodeOverlays applied. Offerings with per-host capacity or overhead overrides also export
+// karpenter_cloudprovider_instance_type_offering_allocatable{resource_type}: what a VM launched
+// there really offers. Series of offerings that went away are removed. Used by one actor only.
 #include <map>
 #include <string>
 #include <tuple>
@@ -28,6 +30,10 @@ class offering_gauges {
   prometheus::Family<prometheus::Gauge>& price_;
   prometheus::Family<prometheus::Gauge>& available_;
   std::map<key, std::pair<prometheus::Gauge*, prometheus::Gauge*>> series_;
+  // type, capacity type, zone, resource
+  using allocatable_key = std::tuple<std::string, std::string, std::string, std::string>;
+  prometheus::Family<prometheus::Gauge>& allocatable_;
+  std::map<allocatable_key, prometheus::Gauge*> allocatable_series_;
 };
 
 }  // namespace kp::actors::provisioning

@@ -15,6 +15,8 @@
 #include "actors/provisioning/scheduling_input.hpp"
 #include "core/capacity_buffer/capacity_buffer.hpp"
 #include "core/model/labels.hpp"
+#include "core/scheduling/host_fit.hpp"
+#include "core/scheduling/reservation_pinning.hpp"
 #include "core/scheduling/static_capacity.hpp"
 #include "observability/logging.hpp"
 #include "protocol/kube/model_translation.hpp"
@@ -281,6 +283,8 @@ void run_batch(provisioner_pointer self, std::shared_ptr<env> e, const protocol:
                           : scheduling::min_values_policy::strict;
     const auto solve_start = clock::now();
     plan = scheduling::provision(input.snap, opts);
+    scheduling::keep_to_fitting_hosts(plan, input.snap);
+    scheduling::pin_reservations(plan, input.snap);
     report.solve_seconds = std::chrono::duration<double>(clock::now() - solve_start).count();
     if (e->duration) e->duration->Observe(report.solve_seconds);
   }
@@ -506,6 +510,8 @@ void run_buffer_round(provisioner_pointer self, std::shared_ptr<env> e,
                         ? scheduling::min_values_policy::best_effort
                         : scheduling::min_values_policy::strict;
   auto plan = scheduling::provision(input.snap, opts);
+  scheduling::keep_to_fitting_hosts(plan, input.snap);
+  scheduling::pin_reservations(plan, input.snap);
   std::string unplaced;
   for (const auto& err : plan.errors)
     if (unplaced.empty()) unplaced = input.snap.pods[err.pod].name + ": " + err.reason;

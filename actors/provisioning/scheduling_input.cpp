@@ -6,6 +6,7 @@
 #include "actors/node_overlay/overlaid_types.hpp"
 #include "actors/provisioning/pci_offerings.hpp"
 #include "actors/provisioning/provisionable.hpp"
+#include "core/instance_types/reservation.hpp"
 #include "core/model/labels.hpp"
 #include "protocol/kube/model_translation.hpp"
 
@@ -108,6 +109,9 @@ scheduling_input build_scheduling_input(const protocol::cluster_snapshot& snap,
   }
   for (const auto& c : in_flight)
     if (!claim_names.count(c.name)) add_claim(c);
+  // Reserved offerings run out as NodeClaims (deleting and in-flight ones too) hold them.
+  instance_types::apply_reservations(s.instance_types,
+                                     instance_types::reservations_held(s.nodeclaims));
 
   if (snap.nodes) {
     for (const auto& [key, n] : *snap.nodes) {

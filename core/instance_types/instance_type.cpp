@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
+#include "core/instance_types/reservation.hpp"
 #include "core/model/labels.hpp"
 
 namespace kp::instance_types {
@@ -137,6 +139,7 @@ void build_offerings(std::vector<instance_type>& types, const std::vector<zone_c
     t.offerings.clear();
     double price = synthetic_price(t.vm_cpus, t.vm_memory_bytes);
     if (t.capacity_type == model::labels::capacity_type_spot) price *= 0.5;
+    if (t.capacity_type == model::labels::capacity_type_reserved) price *= reserved_price_factor;
     for (const auto& z : zones) {
       offering o;
       o.region = z.region;
@@ -145,6 +148,8 @@ void build_offerings(std::vector<instance_type>& types, const std::vector<zone_c
       o.price = price;
       o.available =
           z.schedulable && z.free_cpus >= t.vm_cpus && z.free_memory_bytes >= t.vm_memory_bytes;
+      if (auto it = t.host_overrides.find(z.zone); it != t.host_overrides.end())
+        o.overrides = it->second;
       t.offerings.push_back(std::move(o));
     }
     std::erase_if(t.requirements, [](const model::node_selector_requirement& r) {
@@ -160,6 +165,7 @@ void build_offerings(std::vector<instance_type>& types, const std::vector<zone_c
 result<std::vector<instance_type>> from_declared(const std::vector<declared_instance_type>& items) {
   std::vector<instance_type> out;
   std::set<std::string> names;
+  std::map<std::string, std::string> reservation_ids;  // id -> the type declaring it
   for (std::size_t i = 0; i < items.size(); ++i) {
     const auto& item = items[i];
     if (item.name.empty())
@@ -179,6 +185,23 @@ result<std::vector<instance_type>> from_declared(const std::vector<declared_inst
     t.vm_memory_bytes = t.capacity.milli(rn::memory) / 1000;
     t.overhead = item.overhead;
     if (!item.capacity_type.empty()) t.capacity_type = item.capacity_type;
+    if (t.capacity_type != model::labels::capacity_type_on_demand &&
+        t.capacity_type != model::labels::capacity_type_spot &&
+        t.capacity_type != model::labels::capacity_type_reserved)
+      return make_error("invalid_instance_types", where + " capacitytype \"" + t.capacity_type +
+                                                      "\" is not on-demand, spot or reserved");
+    auto reservations = validate_reservations(t.name, t.capacity_type, item.reservations);
+    if (!reservations) return reservations.error();
+    t.reservations = std::move(*reservations);
+    for (const auto& [host, o] : item.host_overrides)
+      if (host.empty())
+        return make_error("invalid_instance_types", where + " hosts has an empty host name");
+    t.host_overrides = item.host_overrides;
+    for (const auto& r : t.reservations)
+      if (auto [it, fresh] = reservation_ids.emplace(r.id, t.name); !fresh)
+        return make_error("invalid_instance_types", where + " reservation id \"" + r.id +
+                                                        "\" is already used by instance type " +
+                                                        it->second);
     add_default_requirements(t);
     out.push_back(std::move(t));
   }

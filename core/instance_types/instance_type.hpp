@@ -2,6 +2,7 @@
 // Proxmox instance types: VM shapes (vCPU, memory, disk) with the kubelet overhead Karpenter
 // subtracts to get allocatable, and offerings per (region, zone = Proxmox host, capacity type).
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,12 +19,36 @@ struct overhead {
   friend bool operator==(const overhead&, const overhead&) = default;
 };
 
+// A count of VMs of one reserved instance type set aside in a region, or on one host of it
+// (INSTANCE_TYPES_FILE `reservations`; see reservation.hpp). Empty region or host: any.
+struct reservation {
+  std::string id;  // the value of karpenter.proxmox.sinextra.dev/reservation-id
+  std::string region;
+  std::string host;
+  std::int64_t count = 0;
+  friend bool operator==(const reservation&, const reservation&) = default;
+};
+
+// Karpenter's per-offering CapacityOverride and OverheadOverride: what the VMs of one host
+// really get (hugepages, other reservations). Each value replaces the type's value of that
+// resource; absent ones keep it (see offering_override.hpp).
+struct offering_override {
+  model::resource_list capacity;
+  std::optional<instance_types::overhead> overhead;
+  friend bool operator==(const offering_override&, const offering_override&) = default;
+};
+
 struct offering {
   std::string region;
   std::string zone;  // the Proxmox host
   std::string capacity_type = "on-demand";
   double price = 0;
   bool available = true;
+  // Reserved offerings: the reservation they draw on and how many VMs it still holds
+  // (Karpenter's ReservationCapacity); available only while that is above zero.
+  std::string reservation_id;
+  std::int64_t reservation_capacity = 0;
+  std::optional<offering_override> overrides;  // this host's, when it has one
   friend bool operator==(const offering&, const offering&) = default;
 };
 
@@ -41,12 +66,20 @@ struct instance_type {
   // Type-level requirements beyond name/family (arch, os, region); zone and capacity type come
   // from the offerings.
   std::vector<model::node_selector_requirement> requirements;
+  // capacity type "reserved" only: where and how many (apply_reservations turns them into
+  // offerings that run out).
+  std::vector<reservation> reservations;
+  // By host (zone): build_offerings gives that host's offerings these overrides.
+  std::map<std::string, offering_override> host_overrides;
 
   // capacity - (kubeReserved + systemReserved + evictionThreshold), memory also minus every
   // hugepages-* capacity; negative values are kept so that such a type never fits.
   model::resource_list allocatable() const;
   friend bool operator==(const instance_type&, const instance_type&) = default;
 };
+
+// A reserved offering's price relative to the synthetic on-demand price.
+inline constexpr double reserved_price_factor = 1e-6;
 
 // Synthetic "electricity" price of the Go provider: 0.025 per vCPU + 0.001 per GB (1e9 bytes).
 double synthetic_price(std::int64_t cpus, std::int64_t memory_bytes);
@@ -81,8 +114,10 @@ struct zone_capacity {
   std::map<std::string, int> free_pci;
 };
 
-// One offering per (region, zone, the type's capacity type), priced synthetically, available
-// iff the host has the type's vCPUs and memory free. Replaces any previous offerings, and sets
+// One offering per (region, zone, the type's capacity type), priced synthetically (spot at
+// half, reserved at reserved_price_factor: prepaid, so always cheaper than any on-demand type
+// while keeping the order among reserved types), with the host's overrides, available iff the
+// host has the type's vCPUs and memory free. Replaces any previous offerings, and sets
 // the region requirement to the regions seen.
 void build_offerings(std::vector<instance_type>& types, const std::vector<zone_capacity>& zones);
 
@@ -92,12 +127,16 @@ struct declared_instance_type {
   std::string name;
   model::resource_list capacity;
   instance_types::overhead overhead;
-  std::string capacity_type;  // empty: on-demand
+  std::string capacity_type;                                // empty: on-demand
+  std::vector<reservation> reservations;                    // capacity type "reserved" only
+  std::map<std::string, offering_override> host_overrides;  // by host
 };
 
 // The declared types made whole: family from the name, pods 110 when not given, the VM's vCPUs
 // (cpu rounded up) and memory, arch/os requirements. A type without a name, listed twice, or
-// without a positive cpu and memory capacity is an "invalid_instance_types" error naming it.
+// without a positive cpu and memory capacity is an "invalid_instance_types" error naming it, and
+// so is a capacity type other than on-demand, spot or reserved, and reservations that
+// validate_reservations refuses.
 result<std::vector<instance_type>> from_declared(const std::vector<declared_instance_type>& items);
 
 }  // namespace kp::instance_types

@@ -21,6 +21,8 @@ inline constexpr std::string_view registered = "karpenter.sh/registered";
 inline constexpr std::string_view instance_family =
     "karpenter.proxmox.sinextra.dev/instance-family";
 inline constexpr std::string_view nodeclass = "karpenter.proxmox.sinextra.dev/proxmoxnodeclass";
+// Karpenter's ReservationIDLabel for this provider: which reservation a reserved VM draws on.
+inline constexpr std::string_view reservation_id = "karpenter.proxmox.sinextra.dev/reservation-id";
 
 // Deprecated aliases that Kubernetes and Karpenter normalise to the stable keys.
 inline constexpr std::string_view beta_zone = "failure-domain.beta.kubernetes.io/zone";

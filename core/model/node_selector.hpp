@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kp::model {
@@ -31,6 +32,11 @@ struct node_selector_requirement {
   friend bool operator==(const node_selector_requirement&,
                          const node_selector_requirement&) = default;
 };
+
+// Whether `requirements` let `key` take `value`: In must list it, NotIn must not, DoesNotExist
+// refuses it; a key they do not name, Exists and numeric bounds allow it.
+bool allows_value(const std::vector<node_selector_requirement>& requirements, std::string_view key,
+                  const std::string& value);
 
 struct node_selector_term {
   std::vector<node_selector_requirement> match_expressions;

@@ -1,4 +1,5 @@
 // Building a simulation: instance types, templates, existing nodes, pod groups, domains.
+#include "core/instance_types/offering_override.hpp"
 #include "core/scheduling/solver.hpp"
 
 #include <unordered_set>
@@ -90,7 +91,8 @@ void solver::build_types() {
     }
     t.reqs.add(make_in(k_zone_, zones), t_);
     t.reqs.add(make_in(k_ct_, cts), t_);
-    t.alloc = rt_.from(src.allocatable());
+    // Per-host overrides: the largest over the hosts; host_fit narrows the plan afterwards.
+    t.alloc = rt_.from(instance_types::largest_allocatable(src));
     t.capacity = rt_.from(src.capacity);
     for (const auto& r : t.reqs.items()) type_keys_.push_back(r.key);
     for (const auto& o : t.offerings)

@@ -85,6 +85,62 @@ TEST(InstanceTypesFile, ErrorsNameTheTypeAndTheField) {
   }
 }
 
+TEST(InstanceTypesFile, ReservationsAndHostOverridesAreRead) {
+  auto r = parse_instance_types_file(R"([
+    {"name": "r1.2VCPU-4GB", "capacity": {"cpu": "2", "memory": "4Gi"},
+     "capacitytype": "reserved",
+     "reservations": [{"region": "pve", "count": 2}, {"id": "db", "host": "pve2", "count": 1}],
+     "hosts": {"pve2": {"capacity": {"hugepages-2Mi": "1Gi"},
+                        "overhead": {"KubeReserved": {"memory": "512Mi"}}}}}
+  ])");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const auto& t = (*r)[0];
+  EXPECT_EQ(t.capacity_type, "reserved");
+  ASSERT_EQ(t.reservations.size(), 2u);
+  EXPECT_EQ(t.reservations[0].id, "r1.2VCPU-4GB-pve");
+  EXPECT_EQ(t.reservations[0].count, 2);
+  EXPECT_EQ(t.reservations[1].id, "db");
+  EXPECT_EQ(t.reservations[1].host, "pve2");
+  ASSERT_EQ(t.host_overrides.count("pve2"), 1u);
+  EXPECT_EQ(t.host_overrides.at("pve2").capacity.milli("hugepages-2Mi"), Gi);
+  ASSERT_TRUE(t.host_overrides.at("pve2").overhead.has_value());
+  EXPECT_EQ(t.host_overrides.at("pve2").overhead->kube_reserved.milli("memory"), 512 * Mi);
+}
+
+TEST(InstanceTypesFile, MalformedReservationsAndHostOverridesNameTheTypeAndTheField) {
+  const std::string head = R"([{"name": "r", "capacity": {"cpu": "1", "memory": "1Gi"}, )";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"("capacitytype": "reserved"}])",
+       "instance type r capacitytype \"reserved\" needs reservations"},
+      {R"("capacitytype": "reserved", "reservations": {}}])",
+       "instance type r reservations must be an array"},
+      {R"("capacitytype": "reserved", "reservations": [{"count": "2"}]}])",
+       "instance type r reservations[0].count must be a whole number"},
+      {R"("capacitytype": "reserved", "reservations": [{"region": "pve"}]}])",
+       "instance type r reservations[0].count is missing"},
+      {R"("capacitytype": "reserved", "reservations": [{"count": 1, "zone": "a"}]}])",
+       "instance type r reservations[0] has an unknown field \"zone\""},
+      {R"("capacitytype": "reserved", "reservations": [{"count": -1}]}])",
+       "instance type r reservations[0].count must be a positive number"},
+      {R"("reservations": [{"count": 1}]}])",
+       "instance type r reservations need capacitytype \"reserved\""},
+      {R"("capacitytype": "dedicated"}])", "instance type r capacitytype \"dedicated\" is not"},
+      {R"("hosts": []}])", "instance type r hosts must be an object by host name"},
+      {R"("hosts": {"pve2": {"memory": "1Gi"}}}])",
+       "instance type r hosts.pve2 has an unknown field \"memory\""},
+      {R"("hosts": {"pve2": {"capacity": {"hugepages-2Mi": "many"}}}}])",
+       "instance type r hosts.pve2 capacity.hugepages-2Mi: "},
+      {R"("hosts": {"pve2": {"overhead": {"KubeReserved": 1}}}}])",
+       "instance type r hosts.pve2 overhead.KubeReserved must be an object"},
+  };
+  for (const auto& [tail, message] : cases) {
+    auto r = parse_instance_types_file(head + tail);
+    ASSERT_FALSE(r.ok()) << tail;
+    EXPECT_EQ(r.error().code, "invalid_instance_types") << tail;
+    EXPECT_EQ(r.error().message.rfind(message, 0), 0u) << r.error().message;
+  }
+}
+
 TEST(InstanceTypesFile, NumbersAreQuantitiesAsTheyAreSpelt) {
   auto r = parse_instance_types_file(
       R"([{"name": "a", "capacity": {"cpu": 1.5, "memory": 1073741824, "pods": 20}}])");
