@@ -26,7 +26,14 @@ model::resource_list allocatable_with(const instance_type& type, const offering_
   if (o == nullptr) return type.allocatable();
   const model::resource_list capacity = assign(type.capacity, o->capacity);
   model::resource_list out = capacity;
-  out -= o->overhead ? assign(total(type.overhead), total(*o->overhead)) : total(type.overhead);
+  // Each part of the overhead is overridden on its own: a host that only reserves more for the
+  // kubelet keeps the type's system reservation and eviction threshold.
+  out -= o->overhead
+             ? total(overhead{
+                   assign(type.overhead.kube_reserved, o->overhead->kube_reserved),
+                   assign(type.overhead.system_reserved, o->overhead->system_reserved),
+                   assign(type.overhead.eviction_threshold, o->overhead->eviction_threshold)})
+             : total(type.overhead);
   std::int64_t hugepages = 0;
   for (const auto& [name, q] : capacity.items())
     if (name.starts_with("hugepages-")) hugepages += q.milli;

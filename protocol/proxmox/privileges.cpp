@@ -72,7 +72,9 @@ constexpr std::array<call_privileges, 43> table{{
      "delete the VM with purge=1 and destroy-unreferenced-disks=1"},
     // --- storage
     {"storages", "GET", "/nodes/{node}/storage", "/storage/{storage}", "Datastore.Audit",
-     "Proxmox lists only storages the token can audit"},
+     "client only: the controller takes the storage list from /cluster/resources, which shows "
+     "only storages the token can audit",
+     false},
     {"storage_content", "GET", "/nodes/{node}/storage/{storage}/content", "/storage/{storage}",
      "Datastore.Audit", "ISOs to release, import images the template builder already has"},
     {"upload", "POST", "/nodes/{node}/storage/{storage}/upload", "/storage/{storage}",
