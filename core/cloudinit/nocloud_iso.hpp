@@ -4,10 +4,11 @@
 // The product writes it (and uploads it to a Proxmox ISO storage); simulated guests read it back
 // from the bytes of their CD-ROM, so both sides share this one format.
 //
-// libisofs is process-global (iso_init/iso_finish are not reference-counted). These functions
-// call iso_init once per process on first use (std::call_once) and register iso_finish with
-// std::atexit, so callers never touch libisofs themselves. Do not call iso_init/iso_finish
-// elsewhere in a process that uses this file. Both functions are safe to call from many threads.
+// The writer uses libisofs, which is process-global (iso_init/iso_finish are not
+// reference-counted): it calls iso_init once per process on first use (std::call_once) and
+// registers iso_finish with std::atexit, so callers never touch libisofs themselves. Do not call
+// iso_init/iso_finish elsewhere in a process that uses this file. The reader is our own bounded
+// ISO9660 parser and needs no library. Both functions are safe to call from many threads.
 #include <cstdint>
 #include <optional>
 #include <string>

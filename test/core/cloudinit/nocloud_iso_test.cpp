@@ -200,6 +200,36 @@ TEST(NocloudIso, ImagesMadeByGenisoimageAreRead) {
   EXPECT_EQ(no_user_data.error().code, "missing_file");
 }
 
+// cloud-localds and other tools may write only one of the two name extensions, or neither.
+TEST(NocloudIso, ImagesWithOnlyRockRidgeOrOnlyJolietNamesAreReadAndPlainNamesAreNot) {
+  if (!have_tool("genisoimage")) GTEST_SKIP() << "genisoimage is not installed";
+  scratch_dir dir;
+  ASSERT_FALSE(dir.path().empty());
+  write_bytes(dir.path() / "user-data", "#cloud-config\nhostname: b\n");
+  write_bytes(dir.path() / "meta-data", "instance-id: i-2\n");
+  write_bytes(dir.path() / "network-config", "version: 2\n");
+  auto make = [&](const std::string& extensions, const std::string& out) {
+    int code = 0;
+    run("cd '" + dir.path().string() + "' && genisoimage -quiet -output " + out +
+            " -volid cidata " + extensions + " user-data meta-data network-config 2>&1",
+        &code);
+    EXPECT_EQ(code, 0) << extensions;
+    return read_bytes(dir.path() / out);
+  };
+  for (const std::string extensions : {"-rock", "-joliet", "-joliet -rational-rock"}) {
+    auto files = read_nocloud_iso(make(extensions, "one.iso"));
+    ASSERT_TRUE(files.ok()) << extensions << ": " << files.error().message;
+    EXPECT_EQ(files->user_data, "#cloud-config\nhostname: b\n") << extensions;
+    EXPECT_EQ(files->meta_data, "instance-id: i-2\n") << extensions;
+    EXPECT_EQ(files->network_config, "version: 2\n") << extensions;
+    EXPECT_FALSE(files->vendor_data.has_value()) << extensions;
+  }
+  // Plain ISO9660 names are 8.3 (USER_DAT.;1), which a guest would not find either.
+  auto plain = read_nocloud_iso(make("", "plain.iso"));
+  ASSERT_FALSE(plain.ok());
+  EXPECT_EQ(plain.error().code, "missing_file");
+}
+
 TEST(NocloudIso, GarbageIsAnErrorValue) {
   EXPECT_EQ(read_nocloud_iso("").error().code, "invalid_iso");
   EXPECT_EQ(read_nocloud_iso(std::string(100000, '\0')).error().code, "invalid_iso");
@@ -207,7 +237,7 @@ TEST(NocloudIso, GarbageIsAnErrorValue) {
   for (int round = 0; round < 50; ++round) {
     std::string junk(40 * 2048, '\0');
     for (auto& c : junk) c = static_cast<char>(rng() & 0xff);
-    // Pass the magic check so libisofs itself must cope with the rest.
+    // Pass the magic check so the reader must cope with the rest.
     junk.replace(16 * 2048, 6,
                  "\x01"
                  "CD001");
