@@ -46,14 +46,15 @@ double real(const json::object& o, std::string_view key) {
   return d && std::isfinite(*d) ? *d : 0.0;
 }
 
+// 2^64 and 2^32 are exact doubles: anything below converts, anything else reads as absent (0).
 std::uint64_t u64(const json::object& o, std::string_view key) {
   double d = real(o, key);
-  return d > 0 && d < 1.8e19 ? static_cast<std::uint64_t>(d) : 0;
+  return d > 0 && d < 18446744073709551616.0 ? static_cast<std::uint64_t>(d) : 0;
 }
 
 std::uint32_t u32(const json::object& o, std::string_view key) {
   double d = real(o, key);
-  return d > 0 && d < 4.3e9 ? static_cast<std::uint32_t>(d) : 0;
+  return d > 0 && d < 4294967296.0 ? static_cast<std::uint32_t>(d) : 0;
 }
 
 bool flag(const json::object& o, std::string_view key) {

@@ -132,6 +132,22 @@ TEST(ReplyDecoding, ClusterResourcesOfEveryTypeDecode) {
   EXPECT_EQ((*r)[2].content, "iso,import");
 }
 
+// Found by fuzzing: 2^32 passed the old bound (4.3e9) and overflowed the conversion.
+TEST(ReplyDecoding, NumbersBeyondTheirFieldReadAsAbsentNeverWrapped) {
+  auto r = decode_cluster_resources(json::parse(R"([
+    {"id":"qemu/1","type":"qemu","vmid":1,"maxmem":18446744073709551616},
+    {"id":"qemu/2","type":"qemu","vmid":4294967295,"maxmem":18446744073709549568}])"));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0].maxmem, 0u);
+  EXPECT_EQ((*r)[1].vmid, 4294967295u);
+  EXPECT_EQ((*r)[1].maxmem, 18446744073709549568u);
+  auto beyond =
+      decode_cluster_resources(json::parse(R"([{"id":"qemu/3","type":"qemu","vmid":4294967296}])"));
+  ASSERT_FALSE(beyond.ok());
+  EXPECT_EQ(beyond.error().message, "VM resource qemu/3 has no vmid");
+}
+
 TEST(ReplyDecoding, WrongShapesAreInvalidRepliesNotCrashes) {
   EXPECT_EQ(decode_cluster_resources(json::parse("{}")).error().code, "invalid_reply");
   EXPECT_FALSE(decode_cluster_resources(json::parse("[1]")).ok());
