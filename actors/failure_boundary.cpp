@@ -1,5 +1,7 @@
 #include "actors/failure_boundary.hpp"
 
+#include "protocol/transport/failure_report.hpp"
+
 namespace kp::actors {
 
 failure_boundary::failure_boundary(std::string actor,
@@ -18,15 +20,10 @@ void failure_boundary::report(std::string_view subject,
   failures_.fetch_add(1);
   try {
     if (counter_) counter_->Increment();
-    std::string what = "an exception that is not a std::exception";
-    try {
-      if (failure) std::rethrow_exception(failure);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
     log_.error("a handler threw; the failure is confined to what it was handling",
-               {{"actor", actor_}, {"subject", std::string(subject)}, {"error", what}});
+               {{"actor", actor_},
+                {"subject", std::string(subject)},
+                {"error", transport::describe(failure)}});
   } catch (...) {
     // Logging itself failed (out of memory): the count above is all that can be kept.
   }

@@ -1,10 +1,9 @@
 #include "actors/node_overlay/overlay_conditions.hpp"
 
-#include <boost/json.hpp>
-
 #include "actors/condition_reasons.hpp"
 #include "actors/status_conditions.hpp"
 #include "protocol/kube/model_translation.hpp"
+#include "protocol/kube/patches.hpp"
 
 namespace kp::actors::node_overlay {
 namespace {
@@ -53,23 +52,7 @@ bool equivalent(const kube::node_overlay_status& a, const kube::node_overlay_sta
 }
 
 std::string status_patch(const kube::node_overlay_status& desired) {
-  namespace bj = boost::json;
-  bj::array conditions;
-  for (const auto& c : desired.conditions) {
-    bj::object o;
-    o["type"] = c.type;
-    o["status"] = c.status;
-    o["reason"] = c.reason;
-    o["message"] = c.message;
-    o["lastTransitionTime"] = c.last_transition_time;
-    if (c.observed_generation > 0) o["observedGeneration"] = c.observed_generation;
-    conditions.push_back(std::move(o));
-  }
-  bj::object status;
-  status["conditions"] = std::move(conditions);
-  bj::object body;
-  body["status"] = std::move(status);
-  return bj::serialize(body);
+  return kube::conditions_status_merge_patch(desired.conditions);
 }
 
 const kube::condition* validation_condition(const kube::node_overlay_status& status) {

@@ -234,25 +234,11 @@ std::string status_patch(const kube::node_pool_status& current,
   for (const auto& [name, text] : desired.resources) resources[name] = text;
   for (const auto& [name, text] : current.resources)
     if (!desired.resources.count(name)) resources[name] = nullptr;
-  bj::array conditions;
-  for (const auto& c : desired.conditions) {
-    bj::object o;
-    o["type"] = c.type;
-    o["status"] = c.status;
-    o["reason"] = c.reason;
-    o["message"] = c.message;
-    o["lastTransitionTime"] = c.last_transition_time;
-    if (c.observed_generation > 0) o["observedGeneration"] = c.observed_generation;
-    conditions.push_back(std::move(o));
-  }
   bj::object status;
   status["resources"] = std::move(resources);
   status["nodes"] = desired.nodes;
   status["nodeClassObservedGeneration"] = desired.node_class_observed_generation;
-  status["conditions"] = std::move(conditions);
-  bj::object body;
-  body["status"] = std::move(status);
-  return bj::serialize(body);
+  return kube::conditions_status_merge_patch(desired.conditions, std::move(status));
 }
 
 std::string hash_patch(const kube::node_pool& pool) {

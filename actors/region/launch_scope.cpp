@@ -4,20 +4,11 @@
 #include <string>
 
 #include "actors/region/region_state.hpp"
+#include "protocol/transport/failure_report.hpp"
 
 namespace kp::actors::region {
 
 namespace {
-
-std::string what_of(const std::exception_ptr& failure) {
-  try {
-    if (failure) std::rethrow_exception(failure);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-  }
-  return "an exception that is not a std::exception";
-}
 
 // Reports the failure and, for a launch still under way, answers it with an error so that the
 // NodeClaim tries again. The first fault goes through fail_launch: the VMID, address and credit
@@ -36,7 +27,8 @@ void abandon_launch(self_ptr self, const std::shared_ptr<launch_op>& op,
   auto it = st.launching.find(op->req.nodeclaim);
   if (it == st.launching.end() || it->second != op) return;  // answered already
   protocol::region_error error{"internal", "the launch failed inside the controller (" +
-                                               what_of(failure) + "); the NodeClaim tries again"};
+                                               transport::describe(failure) +
+                                               "); the NodeClaim tries again"};
   if (op->faults == 1) {
     try {
       launch_scope scope(st, op);

@@ -5,22 +5,13 @@
 #include <string>
 
 #include "actors/region/region_state.hpp"
+#include "protocol/transport/failure_report.hpp"
 
 namespace kp::actors::region {
 
 namespace {
 
 constexpr const char* subject = "inventory refresh";
-
-std::string what_of(const std::exception_ptr& failure) {
-  try {
-    if (failure) std::rethrow_exception(failure);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-  }
-  return "an exception that is not a std::exception";
-}
 
 // Runs `f`; a throw is reported (log line, karpenter_proxmox_actor_failures_total) and returns
 // its message, "" when `f` completed.
@@ -32,7 +23,7 @@ std::string contained(region_state& st, F&& f) {
   } catch (...) {
     auto failure = std::current_exception();
     if (st.boundary) st.boundary->report(subject, failure);
-    return what_of(failure);
+    return transport::describe(failure);
   }
 }
 

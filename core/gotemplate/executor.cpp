@@ -305,16 +305,8 @@ class executor {
   value constant_arg(const operand_node& op, go_param want) {
     std::string type(go_param_name(want));
     if (op.is_nil) {
-      switch (want) {
-        case go_param::any:
-        case go_param::reflect_value:
-        case go_param::string_list:
-        case go_param::string_map:
-        case go_param::any_map:
-          return value();
-        default:
-          fail(op.pos, op.source, "cannot assign nil to " + type);
-      }
+      if (go_param_takes_nil(want)) return value();
+      fail(op.pos, op.source, "cannot assign nil to " + type);
     }
     const value& c = op.constant;
     switch (want) {
@@ -343,16 +335,8 @@ class executor {
   value validate(const value& v, go_param want, std::size_t pos, std::string_view at) {
     std::string type(go_param_name(want));
     if (v.is_missing()) {
-      switch (want) {
-        case go_param::any:
-        case go_param::reflect_value:
-        case go_param::string_list:
-        case go_param::string_map:
-        case go_param::any_map:
-          return value();
-        default:
-          fail(pos, at, "invalid value; expected " + type);
-      }
+      if (go_param_takes_nil(want)) return value();
+      fail(pos, at, "invalid value; expected " + type);
     }
     bool ok = false;
     switch (want) {

@@ -40,6 +40,22 @@ std::string_view go_param_name(go_param p) {
   return "?";
 }
 
+bool go_param_takes_nil(go_param p) {
+  switch (p) {
+    case go_param::any:
+    case go_param::reflect_value:
+    case go_param::string_list:
+    case go_param::string_map:
+    case go_param::any_map:
+      return true;
+    case go_param::string:
+    case go_param::integer:
+    case go_param::boolean:
+      return false;
+  }
+  return false;
+}
+
 const function_def* function_table::find(std::string_view name) const {
   auto it = functions_.find(name);
   return it == functions_.end() ? nullptr : &it->second;

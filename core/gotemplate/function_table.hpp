@@ -77,5 +77,8 @@ result<std::int64_t> int_arg(const value& v);
 kp::error wrong_type(std::string_view expected, const value& got);
 // Go's spelling of a parameter type ("string", "[]string", "reflect.Value", ...).
 std::string_view go_param_name(go_param p);
+// Whether a parameter of this type takes nil, or a missing value, as its zero value: Go's
+// canBeNil (interfaces, reflect.Value, slices, maps).
+bool go_param_takes_nil(go_param p);
 
 }  // namespace kp::gotemplate

@@ -75,4 +75,21 @@ std::string node_claim_status_merge_patch(const node_claim& claim) {
   return bj::serialize(out);
 }
 
+std::string conditions_status_merge_patch(const std::vector<condition>& conditions,
+                                          boost::json::object fields) {
+  bj::array list;
+  for (const auto& c : conditions) {
+    bj::object o;
+    o["type"] = c.type;
+    o["status"] = c.status;
+    o["reason"] = c.reason;
+    o["message"] = c.message;
+    o["lastTransitionTime"] = c.last_transition_time;
+    if (c.observed_generation > 0) o["observedGeneration"] = c.observed_generation;
+    list.push_back(std::move(o));
+  }
+  fields["conditions"] = std::move(list);
+  return bj::serialize(bj::object{{"status", std::move(fields)}});
+}
+
 }  // namespace kp::kube

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/json/object.hpp>
+
 #include "protocol/kube/karpenter_v1.hpp"
 #include "protocol/kube/meta_types.hpp"
 
@@ -27,5 +29,10 @@ std::string taints_json_patch(const std::vector<taint>& taints,
                               const std::string& resource_version);
 // {"status": <the NodeClaim's status>} for the status subresource (conditions replace as a list).
 std::string node_claim_status_merge_patch(const node_claim& claim);
+// {"status": {<fields>..., "conditions": [...]}} for a status subresource whose conditions the
+// controller owns (the list replaces the whole list): each condition with type, status, reason,
+// message, lastTransitionTime, and observedGeneration when set.
+std::string conditions_status_merge_patch(const std::vector<condition>& conditions,
+                                          boost::json::object fields = {});
 
 }  // namespace kp::kube

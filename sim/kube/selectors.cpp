@@ -15,6 +15,33 @@ std::string trim(std::string_view s) {
   return std::string(text::trim(s));
 }
 
+// A matchExpressions entry (key, operator, string values); nullopt for an operator other than
+// In, NotIn, Exists, DoesNotExist and, in a node selector term, Gt and Lt.
+std::optional<label_requirement> expression_requirement(const json::object& o,
+                                                        bool node_operators) {
+  label_requirement r;
+  r.key = std::string(string_at(o, {"key"}));
+  auto op = string_at(o, {"operator"});
+  if (op == "In")
+    r.operation = label_requirement::op::in;
+  else if (op == "NotIn")
+    r.operation = label_requirement::op::not_in;
+  else if (op == "Exists")
+    r.operation = label_requirement::op::exists;
+  else if (op == "DoesNotExist")
+    r.operation = label_requirement::op::not_exists;
+  else if (node_operators && op == "Gt")
+    r.operation = label_requirement::op::gt;
+  else if (node_operators && op == "Lt")
+    r.operation = label_requirement::op::lt;
+  else
+    return std::nullopt;
+  if (const auto* vals = array_at(o, {"values"}))
+    for (const auto& v : *vals)
+      if (v.is_string()) r.values.emplace_back(v.get_string());
+  return r;
+}
+
 // Splits at commas that are not inside parentheses.
 std::vector<std::string> split_top(const std::string& text) {
   std::vector<std::string> out;
@@ -126,23 +153,11 @@ api_result<label_selector> label_selector::from_object(const json::object* selec
     for (const auto& e : me->get_array()) {
       const auto* o = e.if_object();
       if (!o) return bad_request("matchExpressions entries must be objects");
-      label_requirement r;
-      r.key = std::string(string_at(*o, {"key"}));
-      auto op = string_at(*o, {"operator"});
-      if (op == "In")
-        r.operation = label_requirement::op::in;
-      else if (op == "NotIn")
-        r.operation = label_requirement::op::not_in;
-      else if (op == "Exists")
-        r.operation = label_requirement::op::exists;
-      else if (op == "DoesNotExist")
-        r.operation = label_requirement::op::not_exists;
-      else
-        return bad_request("\"" + std::string(op) + "\" is not a valid label selector operator");
-      if (const auto* vals = array_at(*o, {"values"}))
-        for (const auto& v : *vals)
-          if (v.is_string()) r.values.emplace_back(v.get_string());
-      sel.requirements_.push_back(std::move(r));
+      auto r = expression_requirement(*o, /*node_operators=*/false);
+      if (!r)
+        return bad_request("\"" + std::string(string_at(*o, {"operator"})) +
+                           "\" is not a valid label selector operator");
+      sel.requirements_.push_back(std::move(*r));
     }
   }
   return sel;
@@ -153,29 +168,12 @@ label_selector label_selector::from_node_requirements(const json::array& exprs) 
   for (const auto& e : exprs) {
     const auto* o = e.if_object();
     if (!o) continue;
-    label_requirement r;
-    r.key = std::string(string_at(*o, {"key"}));
-    auto op = string_at(*o, {"operator"});
-    if (op == "In")
-      r.operation = label_requirement::op::in;
-    else if (op == "NotIn")
-      r.operation = label_requirement::op::not_in;
-    else if (op == "Exists")
-      r.operation = label_requirement::op::exists;
-    else if (op == "DoesNotExist")
-      r.operation = label_requirement::op::not_exists;
-    else if (op == "Gt")
-      r.operation = label_requirement::op::gt;
-    else if (op == "Lt")
-      r.operation = label_requirement::op::lt;
-    else {
+    auto r = expression_requirement(*o, /*node_operators=*/true);
+    if (!r) {
       sel.nothing_ = true;  // an unknown operator matches nothing, as the scheduler treats it
       continue;
     }
-    if (const auto* vals = array_at(*o, {"values"}))
-      for (const auto& v : *vals)
-        if (v.is_string()) r.values.emplace_back(v.get_string());
-    sel.requirements_.push_back(std::move(r));
+    sel.requirements_.push_back(std::move(*r));
   }
   return sel;
 }

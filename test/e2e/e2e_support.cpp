@@ -123,13 +123,35 @@ std::size_t e2e_test::start_controller(const std::map<std::string, std::string>&
 
 void e2e_test::scale(const std::string& name, int replicas, const std::string& cpu,
                      const std::string& memory) {
+  pod_shape shape;
+  shape.cpu = cpu;
+  shape.memory = memory;
+  scale(name, replicas, shape);
+}
+
+void e2e_test::scale(const std::string& name, int replicas, const pod_shape& shape) {
   lab::scale_step s;
   s.name = name;
   s.replicas = replicas;
-  s.cpu = cpu;
-  s.memory = memory;
-  auto r = world->apply_yaml(lab::replica_set_manifest(s));
-  ASSERT_TRUE(r.ok()) << r.error().message;
+  s.cpu = shape.cpu;
+  s.memory = shape.memory;
+  auto manifest = json::parse(lab::replica_set_manifest(s));
+  auto& pod = manifest.at("spec").at("template").at("spec").as_object();
+  auto& resources = pod.at("containers").as_array().at(0).as_object().at("resources").as_object();
+  json::object limits;
+  for (const auto& [resource, count] : shape.extended) {
+    resources.at("requests").as_object()[resource] = count;
+    limits[resource] = count;
+  }
+  if (!limits.empty()) resources["limits"] = std::move(limits);
+  if (shape.own_node) {
+    json::object term{{"labelSelector", json::object{{"matchLabels", json::object{{"app", name}}}}},
+                      {"topologyKey", "kubernetes.io/hostname"}};
+    json::object anti_affinity{
+        {"requiredDuringSchedulingIgnoredDuringExecution", json::array{std::move(term)}}};
+    pod["affinity"] = json::object{{"podAntiAffinity", std::move(anti_affinity)}};
+  }
+  apply(json::serialize(manifest));
 }
 
 void e2e_test::apply(const std::string& yaml) {

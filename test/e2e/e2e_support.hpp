@@ -62,6 +62,16 @@ command_result run_command(const std::string& command, const std::string& err_pa
 // no consolidation, registration and launch timeouts of 20 s.
 lab::lab_options e2e_options();
 
+// What each pod of a test's ReplicaSet asks for.
+struct pod_shape {
+  std::string cpu = "250m";
+  std::string memory = "512Mi";
+  // Required anti-affinity on the hostname: each pod needs a node of its own.
+  bool own_node = false;
+  // Extended resources ("nvidia.com/gpu": "1"), requested and limited alike.
+  std::map<std::string, std::string> extended;
+};
+
 class e2e_test : public ::testing::Test {
  protected:
   // Starts the world; skips the test when the binaries are not built.
@@ -71,6 +81,7 @@ class e2e_test : public ::testing::Test {
   // A ReplicaSet `name` of `replicas` pods with these requests in `default`.
   void scale(const std::string& name, int replicas, const std::string& cpu = "250m",
              const std::string& memory = "512Mi");
+  void scale(const std::string& name, int replicas, const pod_shape& shape);
   void apply(const std::string& yaml);
 
   cluster_view view();

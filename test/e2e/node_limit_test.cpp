@@ -6,28 +6,6 @@
 namespace kp::e2e {
 namespace {
 
-// Three pods that each need a node of their own (required anti-affinity on the hostname).
-constexpr const char* one_per_node = R"(
-apiVersion: apps/v1
-kind: ReplicaSet
-metadata: {name: port, namespace: default}
-spec:
-  replicas: 3
-  selector: {matchLabels: {app: port}}
-  template:
-    metadata: {labels: {app: port}}
-    spec:
-      affinity:
-        podAntiAffinity:
-          requiredDuringSchedulingIgnoredDuringExecution:
-            - labelSelector: {matchLabels: {app: port}}
-              topologyKey: kubernetes.io/hostname
-      containers:
-        - name: app
-          image: pause
-          resources: {requests: {cpu: 250m, memory: 256Mi}}
-)";
-
 class node_limit : public e2e_test {};
 
 TEST_F(node_limit, limitsNodesOfTwoStopsTheThirdNodeAndThePodSaysWhy) {
@@ -35,7 +13,8 @@ TEST_F(node_limit, limitsNodesOfTwoStopsTheThirdNodeAndThePodSaysWhy) {
   options.nodepool_node_limit = "2";
   KP_E2E_START(options);
   start_controller();
-  apply(one_per_node);
+  // Three pods that each need a node of their own.
+  scale("port", 3, {.cpu = "250m", .memory = "256Mi", .own_node = true});
 
   std::string why;
   ASSERT_TRUE(wait_for(

@@ -28,24 +28,8 @@ spec:
   }
 
   void gpu_pods(int replicas) {
-    apply(R"(apiVersion: apps/v1
-kind: ReplicaSet
-metadata: {name: cuda, namespace: default}
-spec:
-  replicas: )" +
-          std::to_string(replicas) +
-          R"(
-  selector: {matchLabels: {app: cuda}}
-  template:
-    metadata: {labels: {app: cuda}}
-    spec:
-      containers:
-      - name: cuda
-        image: nvidia/cuda
-        resources:
-          requests: {cpu: 250m, memory: 256Mi, nvidia.com/gpu: "1"}
-          limits: {nvidia.com/gpu: "1"}
-)");
+    scale("cuda", replicas,
+          {.cpu = "250m", .memory = "256Mi", .extended = {{"nvidia.com/gpu", "1"}}});
   }
 
   boost::json::value get(const std::string& path) {

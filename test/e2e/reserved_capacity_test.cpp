@@ -20,31 +20,8 @@ constexpr const char* instance_types = R"([
    "capacitytype": "reserved", "reservations": [{"id": "lab-slot", "count": 1}]}
 ])";
 
-// Pods that each need a node of their own (required anti-affinity on the hostname).
-std::string one_per_node(int replicas) {
-  return R"(
-apiVersion: apps/v1
-kind: ReplicaSet
-metadata: {name: res, namespace: default}
-spec:
-  replicas: )" +
-         std::to_string(replicas) +
-         R"(
-  selector: {matchLabels: {app: res}}
-  template:
-    metadata: {labels: {app: res}}
-    spec:
-      affinity:
-        podAntiAffinity:
-          requiredDuringSchedulingIgnoredDuringExecution:
-            - labelSelector: {matchLabels: {app: res}}
-              topologyKey: kubernetes.io/hostname
-      containers:
-        - name: app
-          image: pause
-          resources: {requests: {cpu: 500m, memory: 512Mi}}
-)";
-}
+// Pods that each need a node of their own.
+const pod_shape own_node{.cpu = "500m", .memory = "512Mi", .own_node = true};
 
 std::string label_of(const json::value& claim, const char* key) {
   const auto* labels = claim.as_object().at("metadata").as_object().if_contains("labels");
@@ -81,7 +58,7 @@ TEST_F(reserved_capacity, oneSlotServesTheFirstNodeClaimTheSecondIsOnDemandAndDe
   const std::string file = world->work_dir() + "/instance-types.json";
   std::ofstream(file) << instance_types;
   start_controller({{"instance-types-file", file}});
-  apply(one_per_node(2));
+  scale("res", 2, own_node);
 
   std::vector<claim_labels> seen;
   ASSERT_TRUE(wait_for(
@@ -115,7 +92,7 @@ TEST_F(reserved_capacity, oneSlotServesTheFirstNodeClaimTheSecondIsOnDemandAndDe
       },
       90s))
       << diagnose();
-  apply(one_per_node(3));
+  scale("res", 3, own_node);
   ASSERT_TRUE(wait_for(
       [&](const cluster_view& v) {
         seen = claims();

@@ -6,9 +6,9 @@
 
 #include "cmd/karpenter-proxmox/plan/live_reader.hpp"
 #include "cmd/karpenter-proxmox/plan/plan_report.hpp"
+#include "cmd/karpenter-proxmox/plan/subcommand_flags.hpp"
 #include "cmd/karpenter-proxmox/plan/what_if.hpp"
 #include "cmd/karpenter-proxmox/plan/workload_file.hpp"
-#include "core/parse_number.hpp"
 
 namespace kp::plan {
 namespace {
@@ -41,40 +41,27 @@ struct plan_args {
 // "-f x", "-f=x", "--filename x", "--filename=x" and the same for the others.
 result<plan_args> parse_args(const std::vector<std::string>& args) {
   plan_args out;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string name = args[i];
-    std::optional<std::string> value;
-    if (auto eq = name.find('='); eq != std::string::npos && name.rfind("-", 0) == 0) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    }
-    auto take = [&]() -> result<std::string> {
-      if (value) return *value;
-      if (i + 1 >= args.size()) return make_error("usage", name + ": needs a value");
-      return args[++i];
-    };
+  subcommand_flags flags(args, /*one_dash_long_names=*/false);
+  while (flags.next()) {
+    const auto& name = flags.name();
     if (name == "-h" || name == "--help" || name == "-help") {
       out.help = true;
     } else if (name == "-f" || name == "--filename") {
-      auto v = take();
+      auto v = flags.value();
       if (!v) return v.error();
       out.file = *v;
     } else if (name == "-o" || name == "--output") {
-      auto v = take();
+      auto v = flags.value();
       if (!v) return v.error();
       if (*v != "text" && *v != "json")
         return make_error("usage", name + " \"" + *v + "\": expected text or json");
       out.json = *v == "json";
     } else if (name == "--timeout") {
-      auto v = take();
-      if (!v) return v.error();
-      auto n = kp::parse_integer<int>(*v);
-      if (!n || *n <= 0)
-        return make_error("usage",
-                          "--timeout \"" + *v + "\": expected a positive number of seconds");
+      auto n = flags.positive_seconds();
+      if (!n) return n.error();
       out.timeout_seconds = *n;
     } else {
-      return make_error("usage", "unknown argument \"" + args[i] + "\"");
+      return flags.unknown();
     }
   }
   if (!out.help && out.file.empty()) return make_error("usage", "-f FILE is required");

@@ -6,12 +6,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <optional>
 #include <thread>
 
 #include "cmd/karpenter-proxmox/plan/live_reader.hpp"
+#include "cmd/karpenter-proxmox/plan/subcommand_flags.hpp"
 #include "cmd/karpenter-proxmox/view/view_frame.hpp"
-#include "core/parse_number.hpp"
 
 namespace kp::view {
 namespace {
@@ -44,41 +43,22 @@ int refuse(const std::string& message) {
   return 2;
 }
 
-result<int> positive_seconds(const std::string& flag, const std::string& text) {
-  auto n = kp::parse_integer<int>(text);
-  if (!n || *n <= 0)
-    return make_error("usage", flag + " \"" + text + "\": expected a positive number of seconds");
-  return *n;
-}
-
-// "--x v" and "--x=v" (one dash too, as the binary's settings accept).
+// "--x v" and "--x=v"; one dash too ("-once"), as the binary's settings accept.
 result<view_args> parse_args(const std::vector<std::string>& args) {
   view_args out;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string name = args[i];
-    if (name.rfind("--", 0) != 0 && name.rfind("-", 0) == 0) name = "-" + name;
-    std::optional<std::string> value;
-    if (auto eq = name.find('='); eq != std::string::npos && name.rfind("--", 0) == 0) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    }
-    auto take = [&]() -> result<std::string> {
-      if (value) return *value;
-      if (i + 1 >= args.size()) return make_error("usage", name + ": needs a value");
-      return args[++i];
-    };
+  plan::subcommand_flags flags(args, /*one_dash_long_names=*/true);
+  while (flags.next()) {
+    const auto& name = flags.name();
     if (name == "--help" || name == "--h") {
       out.help = true;
     } else if (name == "--once") {
       out.once = true;
     } else if (name == "--interval" || name == "--timeout") {
-      auto v = take();
-      if (!v) return v.error();
-      auto n = positive_seconds(name, *v);
+      auto n = flags.positive_seconds();
       if (!n) return n.error();
       (name == "--interval" ? out.interval_seconds : out.timeout_seconds) = *n;
     } else if (name == "--color" || name == "--colour") {
-      auto v = take();
+      auto v = flags.value();
       if (!v) return v.error();
       if (*v == "auto") {
         out.colour = colour_mode::automatic;
@@ -90,7 +70,7 @@ result<view_args> parse_args(const std::vector<std::string>& args) {
         return make_error("usage", name + " \"" + *v + "\": expected auto, always or never");
       }
     } else {
-      return make_error("usage", "unknown argument \"" + args[i] + "\"");
+      return flags.unknown();
     }
   }
   return out;

@@ -165,5 +165,34 @@ TEST(NodeClassConditions, ASecretOutsideTemplateSecretNamespacesIsNeitherReadNor
             (std::vector<std::string>{"kube-system/tmpl", "payments/db-password"}));
 }
 
+TEST(NodeClassConditions, APciDevicesMappingThatNoRegionListsMakesTheClassNotReadyAndNamesIt) {
+  auto nc = node_class();
+  kube::node_class_pci_device gpu;
+  gpu.mapping = "gpu";
+  gpu.resource_name = "nvidia.com/gpu";
+  nc.spec.pci_devices = {gpu};
+  auto inv = inventory();
+  inv[0].pci_mappings["nic"] = {{"pve1", 1}};
+  auto v = evaluate_node_class(nc, snapshot("k8s-template"), inv, {}, scope());
+  EXPECT_EQ(v.template_ready.status, "True") << "the template itself is fine";
+  EXPECT_EQ(v.ready.status, "False");
+  EXPECT_EQ(v.ready.reason.view(), "PCIMappingNotFound");
+  EXPECT_EQ(v.ready.message,
+            "pciDevices[0].mapping \"gpu\": no Proxmox PCI resource mapping of that id in "
+            "region(s) r1 (or the token lacks Mapping.Use on /mapping/pci/gpu)");
+
+  // Listed in /cluster/mapping/pci: the class is ready.
+  inv[0].pci_mappings["gpu"] = {{"pve1", 2}};
+  v = evaluate_node_class(nc, snapshot("k8s-template"), inv, {}, scope());
+  EXPECT_EQ(v.ready.status, "True") << v.ready.reason.view() << ": " << v.ready.message;
+
+  // A region that has not read its mappings yet judges nothing: the class waits for it.
+  inv[0].pci_mappings.clear();
+  inv[0].refreshed = false;
+  v = evaluate_node_class(nc, snapshot("k8s-template"), inv, {}, scope());
+  EXPECT_EQ(v.ready.status, "Unknown");
+  EXPECT_NE(v.ready.reason.view(), "PCIMappingNotFound");
+}
+
 }  // namespace
 }  // namespace kp::actors::nodeclass_status

@@ -5,13 +5,11 @@
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
-#include <prometheus/registry.h>
 
 #include "actors/region/region_actor.hpp"
 #include "core/ownership/iso_name.hpp"
 #include "core/ownership/vm_mark.hpp"
-#include "test/actors/caf_test_fixture.hpp"
-#include "test/actors/region/fake_proxmox.hpp"
+#include "test/actors/region/region_actor_fixture.hpp"
 
 namespace kp::actors::region {
 namespace {
@@ -20,90 +18,13 @@ using namespace std::chrono_literals;
 using namespace kp::protocol;
 using kp::test::fake_proxmox;
 
-constexpr const char* cluster = "test-cluster";
-
-std::string mark(const std::string& claim, const std::string& of_cluster = cluster) {
+std::string mark(const std::string& claim,
+                 const std::string& of_cluster = region_actor_fixture::cluster) {
   return ownership::format_ownership_mark({of_cluster, claim, "default", ""});
 }
 
-class RegionActor : public kp::test::caf_test {
+class RegionActor : public region_actor_fixture {
  protected:
-  std::shared_ptr<fake_proxmox> pve = std::make_shared<fake_proxmox>(2);
-  prometheus::Registry registry;
-  std::vector<caf::actor> spawned;  // stopped at the end, so the system can shut down
-
-  void TearDown() override {
-    for (auto& a : spawned) caf::anon_send_exit(a, caf::exit_reason::kill);
-    sched().run();
-  }
-
-  region_settings settings() {
-    region_settings s;
-    s.region = "r1";
-    s.cluster_name = cluster;
-    s.refresh_interval = 10min;
-    s.clone_wait.initial_interval = 100ms;
-    s.clone_wait.max_interval = 1s;
-    s.clone_wait.timeout = 10s;
-    s.start_wait = s.clone_wait;
-    s.leftover_iso_every = 0;
-    s.claims_wait = 30s;
-    s.metrics = &registry;
-    return s;
-  }
-
-  region_actor spawn(region_settings s, bool claims_known = true) {
-    auto a = spawn_region_actor(sys(), pve, s);
-    spawned.push_back(caf::actor_cast<caf::actor>(a));
-    if (claims_known) caf::anon_send(a, claimed_vmids{});
-    sched().run();
-    return a;
-  }
-  region_actor spawn() { return spawn(settings()); }
-
-  // Sends a request from a small actor and keeps the reply.
-  template <class Reply, class... Ts>
-  std::shared_ptr<std::optional<Reply>> ask(region_actor a, Ts... xs) {
-    auto out = std::make_shared<std::optional<Reply>>();
-    spawned.push_back(sys().spawn([=](caf::event_based_actor* self) {
-      self->request(a, std::chrono::seconds(3600), xs...).then([=](Reply& r) { *out = r; });
-    }));
-    return out;
-  }
-
-  // Runs until `reply` arrives, advancing virtual time in steps of 100 ms up to `limit`.
-  template <class Reply>
-  Reply await(const std::shared_ptr<std::optional<Reply>>& reply,
-              caf::timespan limit = std::chrono::minutes(2)) {
-    sched().run();
-    for (caf::timespan t{0}; !*reply && t < limit; t += 100ms) {
-      sched().advance_time(100ms);
-      sched().run();
-    }
-    EXPECT_TRUE(reply->has_value()) << "no reply within " << limit.count() / 1'000'000 << " ms";
-    return reply->value_or(Reply{});
-  }
-
-  launch_request request(const std::string& name) {
-    launch_request r;
-    r.nodeclaim = name;
-    r.nodepool = "default";
-    r.instance_type = "c2-m4";
-    r.vcpus = 2;
-    r.memory_mib = 4096;
-    r.template_name = "k8s-template";
-    cloudinit::nocloud_plan plan;
-    plan.inputs.hostname = name;
-    plan.inputs.endpoint = "https://10.0.0.1:6443";
-    plan.inputs.bootstrap_token = "abcdef.0123456789abcdef";
-    r.cloud_init = plan;
-    return r;
-  }
-
-  launch_reply launch(region_actor a, launch_request r) {
-    return await(ask<launch_reply>(a, launch_atom::value, std::move(r)));
-  }
-
   double refusals(const std::string& operation) {
     auto& family = prometheus::BuildCounter()
                        .Name("karpenter_proxmox_foreign_vm_refusals_total")

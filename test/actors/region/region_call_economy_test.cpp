@@ -6,65 +6,25 @@
 
 #include "actors/region/region_actor.hpp"
 #include "core/ownership/template_mark.hpp"
-#include "test/actors/caf_test_fixture.hpp"
-#include "test/actors/region/fake_proxmox.hpp"
+#include "test/actors/region/region_actor_fixture.hpp"
 
 namespace kp::actors::region {
 namespace {
 
 using namespace std::chrono_literals;
 using namespace kp::protocol;
-using kp::test::fake_proxmox;
 
-class RegionCallEconomy : public kp::test::caf_test {
+class RegionCallEconomy : public region_actor_fixture {
  protected:
-  std::shared_ptr<fake_proxmox> pve = std::make_shared<fake_proxmox>(1);
+  RegionCallEconomy() : region_actor_fixture(1) {}
 
-  RegionCallEconomy() {
-    pve->clock = [this] { return sched().clock().now(); };
-  }
-
+  // No timed refresh within a test: every listing counted is one the test caused.
   region_settings settings() {
-    region_settings s;
-    s.region = "r1";
-    s.cluster_name = "test-cluster";
+    auto s = region_actor_fixture::settings();
     s.refresh_interval = 1h;
-    s.clone_wait.initial_interval = 100ms;
-    s.clone_wait.max_interval = 1s;
     s.clone_wait.timeout = 1min;
     s.start_wait = s.clone_wait;
-    s.leftover_iso_every = 0;
     return s;
-  }
-
-  region_actor spawn(region_settings s) {
-    auto a = keep(spawn_region_actor(sys(), pve, s));
-    caf::anon_send(a, claimed_vmids{});
-    sched().run();
-    return a;
-  }
-
-  template <class Reply, class... Ts>
-  Reply ask(region_actor a, Ts... xs) {
-    auto out = std::make_shared<std::optional<Reply>>();
-    keep(sys().spawn([=](caf::event_based_actor* self) {
-      self->request(a, std::chrono::seconds(3600), xs...).then([=](Reply& r) { *out = r; });
-    }));
-    sched().run();
-    for (int i = 0; !*out && i < 1200; ++i) advance(100ms);
-    EXPECT_TRUE(out->has_value()) << "no reply within 2 minutes";
-    return out->value_or(Reply{});
-  }
-
-  launch_request request(const std::string& name) {
-    launch_request r;
-    r.nodeclaim = name;
-    r.nodepool = "default";
-    r.instance_type = "c2-m4";
-    r.vcpus = 2;
-    r.memory_mib = 2048;
-    r.template_name = "k8s-template";
-    return r;
   }
 };
 
@@ -72,11 +32,11 @@ TEST_F(RegionCallEconomy, ATaskWaitStartsFromTheDurationLearntForThatTaskTypeOnT
   pve->task_durations["qmclone"] = 5s;
   auto a = spawn(settings());
   pve->reset_counts();
-  auto first = ask<launch_reply>(a, launch_atom::value, request("claim-a"));
+  auto first = launch(a, request("claim-a"));
   ASSERT_TRUE(first.ok) << first.error.message;
   const int first_polls = pve->calls["task_status"];
   pve->reset_counts();
-  auto second = ask<launch_reply>(a, launch_atom::value, request("claim-b"));
+  auto second = launch(a, request("claim-b"));
   ASSERT_TRUE(second.ok) << second.error.message;
   const int second_polls = pve->calls["task_status"];
   // The first clone is polled at once, then at 100 ms doubling up to 1 s: nine polls over its
@@ -89,13 +49,13 @@ TEST_F(RegionCallEconomy, ATaskWaitStartsFromTheDurationLearntForThatTaskTypeOnT
 TEST_F(RegionCallEconomy, ALaunchRecordsItsVmWithoutListingTheRegionAgain) {
   auto a = spawn(settings());
   // The first launch after the NodeClaims' VMIDs arrive lists the region once (a new leader's).
-  ASSERT_TRUE(ask<launch_reply>(a, launch_atom::value, request("claim-c")).ok);
+  ASSERT_TRUE(launch(a, request("claim-c")).ok);
   pve->reset_counts();
-  auto r = ask<launch_reply>(a, launch_atom::value, request("claim-d"));
+  auto r = launch(a, request("claim-d"));
   ASSERT_TRUE(r.ok) << r.error.message;
   EXPECT_EQ(pve->calls["cluster_resources"], 0);
   EXPECT_EQ(pve->calls["vm_config"], 0);
-  auto inv = ask<region_inventory>(a, inventory_atom::value);
+  auto inv = call<region_inventory>(a, inventory_atom::value);
   EXPECT_EQ(inv.vms, 2u) << "the new VMs are in the inventory from the launches' own replies";
 }
 
@@ -123,21 +83,21 @@ TEST_F(RegionCallEconomy, AFailedHostStatusReadIsTriedAgainAtTheNextRefresh) {
   caf::anon_send(a, refresh_atom::value);
   sched().run();
   EXPECT_EQ(pve->calls["node_status"], 2);
-  auto inv = ask<region_inventory>(a, inventory_atom::value);
+  auto inv = call<region_inventory>(a, inventory_atom::value);
   EXPECT_EQ(inv.capacity.size(), 1u) << "the host is placeable once its status is read";
 }
 
 TEST_F(RegionCallEconomy, TheTemplateObservationUsesAMarkReadWithinItsMaxAge) {
   auto& tmpl = pve->vms.at(9001);
   tmpl.config.description =
-      ownership::format_template_mark({"test-cluster", "k8s-template", "img.qcow2", "", false});
+      ownership::format_template_mark({cluster, "k8s-template", "img.qcow2", "", false});
   auto s = settings();
   s.template_config_max_age = 5min;
   auto a = spawn(s);
   template_observe_request req;
   req.template_names = {"k8s-template"};
   pve->reset_counts();
-  auto seen = ask<template_observation>(a, template_atom::value, req);
+  auto seen = call<template_observation>(a, template_atom::value, req);
   ASSERT_TRUE(seen.ok) << seen.error;
   ASSERT_EQ(seen.vms.size(), 1u);
   EXPECT_EQ(seen.vms[0].vmid, 9001u);
@@ -148,7 +108,7 @@ TEST_F(RegionCallEconomy, TheTemplateObservationUsesAMarkReadWithinItsMaxAge) {
   EXPECT_TRUE(seen.hosts[0].storages[0].active);
   EXPECT_EQ(seen.hosts[0].storages[0].avail, 100ull << 30);
   advance(6min);
-  seen = ask<template_observation>(a, template_atom::value, req);
+  seen = call<template_observation>(a, template_atom::value, req);
   ASSERT_EQ(seen.vms.size(), 1u);
   EXPECT_EQ(pve->calls["vm_config"], 1) << "past its age it is read again";
 }

@@ -1,4 +1,5 @@
-// Patch bodies: exact JSON shapes for labels, finalizers, cordon, taints and NodeClaim status.
+// Patch bodies: exact JSON shapes for labels, finalizers, cordon, taints, NodeClaim status and
+// the conditions other status writers own.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -45,6 +46,20 @@ TEST(KubePatches, nodeClaimStatusPatchCarriesOnlyTheStatus) {
       bj::parse(
           R"({"status":{"providerID":"proxmox://r1/101","conditions":[{"type":"Launched","status":"True",
                           "reason":"Launched","message":"","lastTransitionTime":"2025-01-01T00:00:00Z"}]}})"));
+}
+
+TEST(KubePatches, aConditionsStatusPatchCarriesTheOtherFieldsThenEveryConditionInFull) {
+  std::vector<condition> conditions{
+      {"Ready", "False", "", "", "2025-01-01T00:00:00Z", "2025-01-02T00:00:00Z", 0},
+      {"ValidationSucceeded", "True", "Valid", "ok", "2025-01-01T00:00:00Z", "", 3}};
+  EXPECT_EQ(conditions_status_merge_patch(conditions, bj::object{{"nodes", 2}}),
+            R"({"status":{"nodes":2,"conditions":[)"
+            R"({"type":"Ready","status":"False","reason":"","message":"",)"
+            R"("lastTransitionTime":"2025-01-01T00:00:00Z"},)"
+            R"({"type":"ValidationSucceeded","status":"True","reason":"Valid","message":"ok",)"
+            R"("lastTransitionTime":"2025-01-01T00:00:00Z","observedGeneration":3}]}})")
+      << "the heartbeat is not written; observedGeneration only when set";
+  EXPECT_EQ(conditions_status_merge_patch({}), R"({"status":{"conditions":[]}})");
 }
 
 }  // namespace
