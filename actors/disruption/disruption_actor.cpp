@@ -105,7 +105,7 @@ disruption_input input_of(state& st) {
   for (const auto& b : plan.bindings) {
     if (b.in_flight || b.pod >= placed.size()) continue;
     placed[b.pod].node_name = b.node;
-    s.bound_pods.push_back(std::move(placed[b.pod]));
+    s.bound_pods.push_back(model::share(std::move(placed[b.pod])));
   }
   return in;
 }

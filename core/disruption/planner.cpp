@@ -190,7 +190,7 @@ bool could_consolidate(const pass& p, const std::vector<std::size_t>& batch) {
     price += k.price;
     in_batch.insert(k.node);
     for (auto pi : k.pods) {
-      auto r = model::pod_requests(p.c.state.bound_pods[pi]);
+      auto r = model::pod_requests(*p.c.state.bound_pods[pi]);
       auto rc = r.milli(model::resource_names::cpu), rm = r.milli(model::resource_names::memory);
       cpu += rc;
       mem += rm;
