@@ -326,7 +326,10 @@ std::string_view to_string(command_reason r) {
 }
 
 plan plan_disruption(const cluster& c, const planner_options& opts) {
-  auto cs = find_candidates(c);
+  return plan_disruption(c, find_candidates(c), opts);
+}
+
+plan plan_disruption(const cluster& c, const candidate_set& cs, const planner_options& opts) {
   plan out;
   out.restamps = cs.restamps;
   out.not_disrupted = cs.not_disrupted;
