@@ -105,7 +105,7 @@ disruption_input input_of(state& st) {
   for (const auto& b : plan.bindings) {
     if (b.in_flight || b.pod >= placed.size()) continue;
     placed[b.pod].node_name = b.node;
-    s.bound_pods.push_back(std::move(placed[b.pod]));
+    s.bound_pods.push_back(model::share(std::move(placed[b.pod])));
   }
   return in;
 }
@@ -235,10 +235,9 @@ void publish_costs(state& st, const kd::candidate_set& cs) {
   }
 }
 
-void publish_gauges(self_ptr self, const disruption_input& in) {
+void publish_gauges(self_ptr self, const disruption_input& in, const kd::candidate_set& cs) {
   auto& st = self->state;
   if (!st.ctx.metrics) return;
-  auto cs = kd::find_candidates(in.cluster);
   int empty = 0, drifted = 0, underutilized = 0, expired = 0;
   for (const auto& k : cs.all) {
     if (k.expired) ++expired;
@@ -416,7 +415,8 @@ void run_pass(self_ptr self) {
   auto in = input_of(st);
   for (const auto& s : in.skipped) st.log.warn("object left out of disruption", {{"error", s}});
   const auto opts = planner_options_of(st);
-  auto plan = kd::plan_disruption(in.cluster, opts);
+  const auto candidates = kd::find_candidates(in.cluster);
+  auto plan = kd::plan_disruption(in.cluster, candidates, opts);
   st.single_node_start += plan.single_node_evaluated;
   if (st.ctx.metrics) {
     const double seconds =
@@ -427,7 +427,7 @@ void run_pass(self_ptr self) {
              obs::duration_buckets())
         .Observe(seconds);
   }
-  publish_gauges(self, in);
+  publish_gauges(self, in, candidates);
   prune_deleting(st);
 
   // A hash-version change re-stamps the NodeClaim; it is never drift (karpenter-core.md 1.6).

@@ -147,11 +147,13 @@ disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
     }
 
   if (snap.pods) {
-    auto place = [&](model::pod m) {
-      if (!m.node_name.empty())
+    // Bound pods are shared with the cache (and with every simulation); pending ones are few
+    // and copied, since the planner re-places them.
+    auto place = [&](model::shared_pod m) {
+      if (!m->node_name.empty())
         s.bound_pods.push_back(std::move(m));
-      else if (model::is_provisionable(m))
-        s.pods.push_back(std::move(m));
+      else if (model::is_provisionable(*m))
+        s.pods.push_back(*m);
     };
     s.bound_pods.reserve(snap.pods->size());
     for (const auto& [key, p] : *snap.pods) {
@@ -168,7 +170,7 @@ disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
         out.skipped.push_back(m.error().message);
         continue;
       }
-      place(std::move(*m));
+      place(model::share(std::move(*m)));
     }
     if (pods != nullptr) pods->sweep();
   }

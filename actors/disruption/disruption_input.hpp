@@ -29,7 +29,7 @@ struct disruption_input {
 // unbounded room: disruption only needs prices and zones, placement decides at launch.
 // `right_sized` is family f1 as the regions last reported their hosts' room; without hosts it
 // is offered nowhere (an f1 replacement must fit a real host), though f1 nodes keep their price.
-// With `pods`, pods translated by an earlier call are copied from there, and pods gone since are
+// With `pods`, pods translated by an earlier call are shared from there, and pods gone since are
 // forgotten; without, every pod is translated afresh. Both give the same input.
 disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
                                      const std::vector<instance_types::instance_type>& types,

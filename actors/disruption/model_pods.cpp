@@ -6,10 +6,20 @@
 
 namespace kp::actors::disruption {
 
-const result<model::pod>& model_pods::of(const std::shared_ptr<const kube::pod>& object) {
+namespace {
+
+result<model::shared_pod> shared_model(const kube::pod& object) {
+  auto m = kube::to_model(object);
+  if (!m) return m.error();
+  return model::share(std::move(*m));
+}
+
+}  // namespace
+
+const result<model::shared_pod>& model_pods::of(const std::shared_ptr<const kube::pod>& object) {
   auto it = entries_.find(object.get());
   if (it == entries_.end())
-    it = entries_.emplace(object.get(), entry{object, kube::to_model(*object), 0}).first;
+    it = entries_.emplace(object.get(), entry{object, shared_model(*object), 0}).first;
   it->second.seen = round_;
   return it->second.model;
 }

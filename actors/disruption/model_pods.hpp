@@ -1,8 +1,8 @@
 #pragma once
 // The scheduling model of every pod, translated once per pod object. Snapshots share the pod
 // objects that did not change (cluster_state copies maps, never objects), so a disruption pass
-// translates only the pods that changed since the previous pass and copies the rest. Pure: no
-// CAF, no I/O; one actor owns it.
+// translates only the pods that changed since the previous pass and shares the models of the
+// rest (nothing large is copied). Pure: no CAF, no I/O; one actor owns it.
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -16,8 +16,9 @@ namespace kp::actors::disruption {
 class model_pods {
  public:
   // kube::to_model of `object`, from the previous translation when this very object was
-  // translated before. The reference is valid until the next call to sweep().
-  const result<model::pod>& of(const std::shared_ptr<const kube::pod>& object);
+  // translated before. The reference is valid until the next call to sweep(); the model it
+  // holds lives as long as someone shares it.
+  const result<model::shared_pod>& of(const std::shared_ptr<const kube::pod>& object);
   // Forgets every object not asked for since the previous sweep (deleted or replaced pods).
   void sweep();
   std::size_t size() const { return entries_.size(); }
@@ -25,7 +26,7 @@ class model_pods {
  private:
   struct entry {
     std::shared_ptr<const kube::pod> object;  // keeps the address unique while it is cached
-    result<model::pod> model;
+    result<model::shared_pod> model;
     std::uint64_t seen = 0;
   };
   std::unordered_map<const kube::pod*, entry> entries_;

@@ -126,7 +126,7 @@ scheduling_input build_scheduling_input(const protocol::cluster_snapshot& snap,
       if (!pod.spec.node_name.empty()) {
         if (pod.status.phase == "Succeeded" || pod.status.phase == "Failed") continue;
         auto m = kube::to_model(pod);
-        if (m) s.bound_pods.push_back(std::move(*m));
+        if (m) s.bound_pods.push_back(model::share(std::move(*m)));
         continue;
       }
       if (!is_provisionable(pod, snap)) continue;
@@ -143,7 +143,7 @@ scheduling_input build_scheduling_input(const protocol::cluster_snapshot& snap,
       auto nom = nominations.find(pod.metadata.uid);
       if (nom != nominations.end() && holding.count(nom->second)) {
         m->node_name = nom->second;  // counted on the claim it was planned onto
-        s.bound_pods.push_back(std::move(*m));
+        s.bound_pods.push_back(model::share(std::move(*m)));
         continue;
       }
       s.pods.push_back(std::move(*m));

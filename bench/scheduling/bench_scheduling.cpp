@@ -225,7 +225,7 @@ int run_existing() {
     p.phase = "Running";
     p.unschedulable = false;
   }
-  s.bound_pods = std::move(running);
+  for (auto& p : running) s.bound_pods.push_back(kp::model::share(std::move(p)));
   s.pods = diverse_pods(5000);
   plan last;
   timing t = measure(s, last, 3, 3000);

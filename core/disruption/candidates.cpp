@@ -136,7 +136,7 @@ candidate_set find_candidates(const cluster& c) {
       std::chrono::duration_cast<std::chrono::milliseconds>(c.now.time_since_epoch()).count();
 
   for (std::size_t i = 0; i < s.bound_pods.size(); ++i)
-    out.pods_by_node[s.bound_pods[i].node_name].push_back(i);
+    out.pods_by_node[s.bound_pods[i]->node_name].push_back(i);
 
   std::map<std::string, std::size_t, std::less<>> pool_index;
   for (std::size_t i = 0; i < s.nodepools.size(); ++i) {
@@ -186,8 +186,8 @@ candidate_set find_candidates(const cluster& c) {
       t.disruption_cost += per_node_disruption_cost;
       if (auto it = out.pods_by_node.find(n.name); it != out.pods_by_node.end())
         for (auto i : it->second)
-          if (reschedulable(s.bound_pods[i]))
-            t.disruption_cost += std::max(0.0, eviction_cost(s.bound_pods[i]));
+          if (reschedulable(*s.bound_pods[i]))
+            t.disruption_cost += std::max(0.0, eviction_cost(*s.bound_pods[i]));
     }
     if (!nc.initialized()) {
       block("it is not initialized yet");
@@ -238,7 +238,7 @@ candidate_set find_candidates(const cluster& c) {
           return it == out.pods_by_node.end() ? nullptr : &it->second;
         }()) {
       for (auto pi2 : *pods) {
-        const auto& p = s.bound_pods[pi2];
+        const auto& p = *s.bound_pods[pi2];
         if (model::is_terminal(p)) continue;
         last_event = std::max(last_event, p.creation_unix_ms);
         // Every active pod counts here, DaemonSet and mirror pods too (Karpenter's IsDisruptable).

@@ -43,7 +43,7 @@ headroom_state measure_headroom(const cluster& c, const candidate_set& cs) {
     std::int64_t rc = 0, rm = 0;
     if (auto it = cs.pods_by_node.find(n.name); it != cs.pods_by_node.end())
       for (auto pi : it->second) {
-        const auto& p = st.bound_pods[pi];
+        const auto& p = *st.bound_pods[pi];
         if (model::is_terminal(p)) continue;
         auto r = model::pod_requests(p);
         rc += r.milli(rn::cpu);

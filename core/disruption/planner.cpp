@@ -190,7 +190,7 @@ bool could_consolidate(const pass& p, const std::vector<std::size_t>& batch) {
     price += k.price;
     in_batch.insert(k.node);
     for (auto pi : k.pods) {
-      auto r = model::pod_requests(p.c.state.bound_pods[pi]);
+      auto r = model::pod_requests(*p.c.state.bound_pods[pi]);
       auto rc = r.milli(model::resource_names::cpu), rm = r.milli(model::resource_names::memory);
       cpu += rc;
       mem += rm;
@@ -326,7 +326,10 @@ std::string_view to_string(command_reason r) {
 }
 
 plan plan_disruption(const cluster& c, const planner_options& opts) {
-  auto cs = find_candidates(c);
+  return plan_disruption(c, find_candidates(c), opts);
+}
+
+plan plan_disruption(const cluster& c, const candidate_set& cs, const planner_options& opts) {
   plan out;
   out.restamps = cs.restamps;
   out.not_disrupted = cs.not_disrupted;

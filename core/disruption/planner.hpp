@@ -80,6 +80,9 @@ struct plan {
 };
 
 plan plan_disruption(const cluster& c, const planner_options& opts = {});
+// The same with the candidates already found on `c` (find_candidates(c)), for a caller that
+// reads them too: a large cluster's candidates take one walk over every pod.
+plan plan_disruption(const cluster& c, const candidate_set& cs, const planner_options& opts);
 
 // Karpenter's validation after the 15 s delay (5.8), against a newer snapshot: the command
 // with the nodes that still qualify (emptiness keeps survivors), or an error whose message says

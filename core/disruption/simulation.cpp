@@ -65,7 +65,7 @@ simulation simulate(const cluster& c, const candidate_set& cs,
   const std::size_t pending = snap.pods.size();
   for (auto b : batch)
     for (auto pi : cs.all[b].pods) {
-      auto p = s.bound_pods[pi];
+      auto p = *s.bound_pods[pi];
       p.node_name.clear();
       p.nominated_node_name.clear();
       p.phase = "Pending";
@@ -76,10 +76,12 @@ simulation simulate(const cluster& c, const candidate_set& cs,
   snap.nodes.reserve(s.nodes.size());
   for (const auto& n : s.nodes)
     if (!excluded.contains(n.name) && !deleting.contains(n.name)) snap.nodes.push_back(n);
+  // The pods staying where they are are shared, not copied: only the re-placed ones change.
   snap.bound_pods.reserve(s.bound_pods.size());
-  for (const auto& p : s.bound_pods) {
+  for (const auto& shared : s.bound_pods) {
+    const auto& p = *shared;
     if (excluded.contains(p.node_name)) continue;
-    if (deleting.contains(p.node_name)) {
+    if (!deleting.empty() && deleting.contains(p.node_name)) {
       if (!model::is_daemonset_pod(p) && !model::is_terminal(p) && !p.terminating) {
         auto q = p;
         q.node_name.clear();
@@ -88,7 +90,7 @@ simulation simulate(const cluster& c, const candidate_set& cs,
       }
       continue;
     }
-    snap.bound_pods.push_back(p);
+    snap.bound_pods.push_back(shared);
   }
   std::set<std::string, std::less<>> uninitialized;
   for (const auto& nc : s.nodeclaims) {

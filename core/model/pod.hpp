@@ -2,8 +2,10 @@
 // A pod as the scheduler sees it: identity, requests, constraints and ownership.
 // protocol/kube translates API objects into this; the scheduler never sees JSON.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/model/label_selector.hpp"
@@ -77,6 +79,13 @@ struct pod {
 
   friend bool operator==(const pod&, const pod&) = default;
 };
+
+// A pod that snapshots and simulations share instead of copying: a large cluster holds
+// 100,000 bound pods, and every disruption pass and simulation reads them all.
+using shared_pod = std::shared_ptr<const pod>;
+inline shared_pod share(pod p) {
+  return std::make_shared<const pod>(std::move(p));
+}
 
 // Effective requests as Kubernetes computes them: max(sum of containers + all sidecars,
 // each init container + the sidecars started before it) + pod overhead. "pods" is not added.

@@ -27,10 +27,11 @@ struct options {
 };
 
 struct snapshot {
-  std::vector<model::pod> pods;              // pending pods to place (already judged provisionable)
-  std::vector<model::node> nodes;            // registered nodes
-  std::vector<model::pod> bound_pods;        // pods running on nodes or nominated to NodeClaims
-                                             // (node_name = node or NodeClaim name)
+  std::vector<model::pod> pods;    // pending pods to place (already judged provisionable)
+  std::vector<model::node> nodes;  // registered nodes
+  // Pods running on nodes or nominated to NodeClaims (node_name = node or NodeClaim name),
+  // shared: a simulation's snapshot holds the same pods as the cluster it simulates.
+  std::vector<model::shared_pod> bound_pods;
   std::vector<model::nodeclaim> nodeclaims;  // with a node (matched by node_name) or in flight
   std::vector<model::nodepool> nodepools;
   std::vector<instance_types::instance_type> instance_types;  // for every NodePool

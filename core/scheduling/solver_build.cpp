@@ -300,8 +300,9 @@ void solver::build_existing() {
   for (const auto& n : snap_.nodes) node_names.insert(n.name);
   // Bound pods per node name, for used resources and ports.
   std::unordered_map<std::string_view, std::vector<const model::pod*>> bound;
-  for (const auto& p : snap_.bound_pods)
-    if (!p.node_name.empty() && !model::is_terminal(p)) bound[p.node_name].push_back(&p);
+  for (const auto& shared : snap_.bound_pods)
+    if (const auto& p = *shared; !p.node_name.empty() && !model::is_terminal(p))
+      bound[p.node_name].push_back(&p);
   auto daemon_missing = [&](slot& s, const std::vector<const model::pod*>& on) {
     for (const auto& ds : snap_.daemonsets) {
       bool running = false;
@@ -751,8 +752,8 @@ void solver::build_groups() {
     if (g.invalid.empty()) build_variants(g);
   }
   // Existing pods with required anti-affinity keep matching pods out of their domains.
-  for (const auto& bp : snap_.bound_pods)
-    for (const auto& term : bp.pod_anti_affinity.required) {
+  for (const auto& shared : snap_.bound_pods)
+    for (const auto& bp = *shared; const auto& term : bp.pod_anti_affinity.required) {
       topology_group tg;
       tg.kind = topology_kind::anti_affinity;
       tg.key = normalize_key(term.topology_key);
@@ -851,7 +852,8 @@ void solver::seed_counts() {
   // Running pods repeat a few label sets: match each set against the groups once.
   std::unordered_map<std::string, std::vector<int>> selected_by;
   std::string key;
-  for (const auto& bp : snap_.bound_pods) {
+  for (const auto& shared : snap_.bound_pods) {
+    const auto& bp = *shared;
     if (bp.node_name.empty() || model::is_terminal(bp) || bp.terminating) continue;
     auto it = slot_of.find(bp.node_name);
     if (it == slot_of.end()) continue;

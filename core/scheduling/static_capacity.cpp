@@ -82,7 +82,8 @@ std::vector<static_pool_plan> plan_static_capacity(const snapshot& snap) {
     if (surplus > 0) {
       std::vector<std::tuple<int, bool, std::size_t, std::string>> ranked;
       std::map<std::string, removal_cost> cost;  // by node name
-      for (const auto& pod : snap.bound_pods) {
+      for (const auto& shared : snap.bound_pods) {
+        const auto& pod = *shared;
         if (pod.node_name.empty() || model::is_daemonset_pod(pod) || model::is_terminal(pod))
           continue;
         auto& c = cost[pod.node_name];

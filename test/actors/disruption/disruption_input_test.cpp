@@ -26,7 +26,7 @@ TEST(DisruptionInput, NodesClaimsPoolsAndPodsAreTranslatedBoundAndPendingApart) 
   EXPECT_TRUE(s.nodeclaims[0].initialized());
   ASSERT_EQ(s.nodepools.size(), 1u);
   ASSERT_EQ(s.bound_pods.size(), 1u);
-  EXPECT_EQ(s.bound_pods[0].node_name, "a");
+  EXPECT_EQ(s.bound_pods[0]->node_name, "a");
   ASSERT_EQ(s.pods.size(), 1u);
   EXPECT_EQ(s.pods[0].name, "waiting");
   EXPECT_EQ(std::chrono::duration_cast<std::chrono::milliseconds>(in.cluster.now.time_since_epoch())
@@ -138,7 +138,12 @@ TEST(DisruptionInput, PodsAreTranslatedOncePerObjectAndForgottenWhenGone) {
   model_pods pods;
   auto fresh = to_disruption_input(*b.build(), types, b.now);
   auto cached = to_disruption_input(*b.build(), types, b.now, {}, &pods);
-  EXPECT_EQ(cached.cluster.state.bound_pods, fresh.cluster.state.bound_pods);
+  auto models = [](const disruption_input& in) {
+    std::vector<model::pod> out;
+    for (const auto& p : in.cluster.state.bound_pods) out.push_back(*p);
+    return out;
+  };
+  EXPECT_EQ(models(cached), models(fresh));
   EXPECT_EQ(cached.cluster.state.pods, fresh.cluster.state.pods);
   EXPECT_EQ(cached.skipped, fresh.skipped);
   EXPECT_EQ(pods.size(), 4u);
@@ -154,12 +159,25 @@ TEST(DisruptionInput, PodsAreTranslatedOncePerObjectAndForgottenWhenGone) {
   auto again = to_disruption_input(*b.build(), types, b.now, {}, &pods);
   std::map<std::string, std::int64_t> cpu;
   for (const auto& p : again.cluster.state.bound_pods)
-    cpu[p.name] = model::pod_requests(p).milli("cpu");
+    cpu[p->name] = model::pod_requests(*p).milli("cpu");
   EXPECT_EQ(cpu, (std::map<std::string, std::int64_t>{{"web-1", 100}, {"web-2", 700}}));
   EXPECT_TRUE(again.cluster.state.pods.empty());
   ASSERT_EQ(again.skipped.size(), 1u);  // still named, from the kept translation
   EXPECT_NE(again.skipped[0].find("bad"), std::string::npos);
   EXPECT_EQ(pods.size(), 3u);  // web-1, the new web-2, bad
+}
+
+TEST(DisruptionInput, APassOverAnUnchangedPodSharesItsModelInsteadOfCopyingIt) {
+  snapshot_builder b;
+  b.add_node("a");
+  b.add_pod("a", "web-1");
+  const auto types = instance_types::builtin_instance_types();
+  model_pods pods;
+  auto first = to_disruption_input(*b.build(), types, b.now, {}, &pods);
+  auto second = to_disruption_input(*b.build(), types, b.now, {}, &pods);
+  ASSERT_EQ(first.cluster.state.bound_pods.size(), 1u);
+  ASSERT_EQ(second.cluster.state.bound_pods.size(), 1u);
+  EXPECT_EQ(first.cluster.state.bound_pods[0].get(), second.cluster.state.bound_pods[0].get());
 }
 
 TEST(DisruptionInput, TheTranslatedClusterPlansEmptyNodesAway) {

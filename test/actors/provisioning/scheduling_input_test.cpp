@@ -152,7 +152,7 @@ TEST(SchedulingInput, SplitsPendingFromBoundPodsAndBuildsDaemonSetPods) {
   ASSERT_EQ(in.pending.size(), 1u);
   EXPECT_EQ(in.pending[0]->metadata.name, "a");
   ASSERT_EQ(in.snap.bound_pods.size(), 1u);
-  EXPECT_EQ(in.snap.bound_pods[0].name, "bound");
+  EXPECT_EQ(in.snap.bound_pods[0]->name, "bound");
   ASSERT_EQ(in.invalid_pods.size(), 1u);
   EXPECT_EQ(in.invalid_pods[0].first->metadata.name, "bad");
   ASSERT_EQ(in.snap.daemonsets.size(), 1u);
@@ -180,8 +180,8 @@ TEST(SchedulingInput, NominatedPodsStayOnTheirClaimUntilItIsInitialized) {
   auto in = build_scheduling_input(s, {in_flight_claim("good-abcde")}, nominations, types());
   ASSERT_EQ(in.snap.nodeclaims.size(), 1u);
   ASSERT_EQ(in.snap.bound_pods.size(), 1u);
-  EXPECT_EQ(in.snap.bound_pods[0].name, "a");
-  EXPECT_EQ(in.snap.bound_pods[0].node_name, "good-abcde");
+  EXPECT_EQ(in.snap.bound_pods[0]->name, "a");
+  EXPECT_EQ(in.snap.bound_pods[0]->node_name, "good-abcde");
   ASSERT_EQ(in.snap.pods.size(), 1u);
   EXPECT_EQ(in.snap.pods[0].name, "b");
   // Pessimistic: the largest type it may become.

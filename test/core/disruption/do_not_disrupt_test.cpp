@@ -137,10 +137,12 @@ TEST(DoNotDisruptCandidates, DaemonSetPodsBlockWithTheAnnotationAsInKarpenter) {
 TEST(DoNotDisruptCandidates, TerminatingAndFinishedPodsDoNotBlock) {
   builder b;
   b.add_node("done", type4());
-  b.add_pod("done", "finished", 100, 64).phase = "Succeeded";
-  b.c.state.bound_pods.back().annotations = {{"karpenter.sh/do-not-disrupt", "true"}};
-  b.add_pod("done", "leaving", 100, 64).terminating = true;
-  b.c.state.bound_pods.back().annotations = {{"karpenter.sh/do-not-disrupt", "true"}};
+  auto& finished = b.add_pod("done", "finished", 100, 64);
+  finished.phase = "Succeeded";
+  finished.annotations = {{"karpenter.sh/do-not-disrupt", "true"}};
+  auto& leaving = b.add_pod("done", "leaving", 100, 64);
+  leaving.terminating = true;
+  leaving.annotations = {{"karpenter.sh/do-not-disrupt", "true"}};
   auto cs = find_candidates(b.c);
   EXPECT_EQ(find(cs, "done")->blocked, "");
 }

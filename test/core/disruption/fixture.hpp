@@ -116,8 +116,11 @@ struct builder {
     ct.requests.set("cpu", model::quantity::from_milli(cpu_milli));
     ct.requests.set("memory", mib(mem_mib));
     p.containers.push_back(ct);
-    c.state.bound_pods.push_back(p);
-    return c.state.bound_pods.back();
+    // Tests adjust the pod after adding it: the cluster shares it read-only, the test holds
+    // it writable.
+    auto shared = std::make_shared<model::pod>(std::move(p));
+    c.state.bound_pods.push_back(shared);
+    return *shared;
   }
 };
 

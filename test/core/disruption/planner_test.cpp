@@ -384,7 +384,9 @@ TEST(DisruptionValidation, ABlockedCandidateRejectsAConsolidation) {
   auto b = three_half_empty();
   auto p = plan_disruption(b.c);
   ASSERT_EQ(p.commands.size(), 1u);
-  b.c.state.bound_pods[0].annotations = {{"karpenter.sh/do-not-disrupt", "true"}};
+  auto protected_pod = *b.c.state.bound_pods[0];
+  protected_pod.annotations = {{"karpenter.sh/do-not-disrupt", "true"}};
+  b.c.state.bound_pods[0] = model::share(std::move(protected_pod));
   auto v = validate(p.commands[0], b.c);
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.error().code, "churn");

@@ -18,7 +18,7 @@ TEST(VolumeLimits, ANodeAtItsCsiAttachLimitTakesNoMoreClaims) {
   auto running = make_pod("running", 100, 100);
   running.node_name = "node-1";
   running.volumes = {{"data", "claim-a", "csi.example.com", {}}};
-  s.bound_pods.push_back(running);
+  s.bound_pods.push_back(kp::model::share(running));
   auto pod = make_pod("new", 100, 100);
   pod.volumes = {{"data", "claim-b", "csi.example.com", {}}};
   s.pods.push_back(pod);

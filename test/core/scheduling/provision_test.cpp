@@ -82,7 +82,7 @@ TEST(Provision, BoundPodsUseUpAnExistingNode) {
   s.nodes.push_back(make_node("node-1", "z1", 2, 8));
   auto running = make_pod("running", 1500, 1024);
   running.node_name = "node-1";
-  s.bound_pods.push_back(running);
+  s.bound_pods.push_back(kp::model::share(running));
   s.pods.push_back(make_pod("a", 1000, 1024));
   auto p = provision(s);
   EXPECT_TRUE(p.bindings.empty());
@@ -515,7 +515,7 @@ TEST(Provision, ADaemonSetNotYetRunningOnAnExistingNodeReservesItsShare) {
   auto running = ds;
   running.name = "agent-xyz";
   running.node_name = "node-1";
-  s.bound_pods.push_back(running);
+  s.bound_pods.push_back(kp::model::share(running));
   s.nodes[0].allocatable.set("cpu", kp::model::quantity::from_units(3));
   p = provision(s);
   ASSERT_EQ(p.bindings.size(), 1u);

@@ -107,11 +107,12 @@ TEST(StaticCapacity, SurplusGoesUnlaunchedFirstThenEmptyThenLeastBusyAndDoNotDis
   add_claim_with_node(s, "static-empty", "static");
   add_claim_with_node(s, "static-one", "static");
   s.nodeclaims.push_back(claim("static-unlaunched", "static"));
-  for (int i = 0; i < 3; ++i) s.bound_pods.push_back(bound("b" + std::to_string(i), "static-busy"));
+  for (int i = 0; i < 3; ++i)
+    s.bound_pods.push_back(kp::model::share(bound("b" + std::to_string(i), "static-busy")));
   auto guarded = bound("g", "static-guarded");
   guarded.annotations[std::string(kp::model::annotations::do_not_disrupt)] = "true";
-  s.bound_pods.push_back(guarded);
-  s.bound_pods.push_back(bound("o", "static-one"));
+  s.bound_pods.push_back(kp::model::share(guarded));
+  s.bound_pods.push_back(kp::model::share(bound("o", "static-one")));
   auto plans = plan_static_capacity(s);
   ASSERT_EQ(plans.size(), 1u);
   EXPECT_EQ(plans[0].create, 0);

@@ -191,7 +191,7 @@ TEST(PodAntiAffinity, PodsSelectedByAnExistingPodsAntiAffinityStayAway) {
   auto guard = labelled("guard", "guard");
   guard.node_name = "node-1";
   guard.pod_anti_affinity.required = {{app("web"), {}, std::nullopt, std::string(L::hostname), {}}};
-  s.bound_pods.push_back(guard);
+  s.bound_pods.push_back(kp::model::share(guard));
   s.pods.push_back(labelled("w", "web"));
   auto p = provision(s);
   EXPECT_TRUE(p.bindings.empty());
@@ -215,7 +215,7 @@ TEST(PodAffinity, AffinityFollowsAnExistingPodsZone) {
   s.nodes.push_back(make_node("node-1", "z2", 1, 1));
   auto db = labelled("db", "db");
   db.node_name = "node-1";
-  s.bound_pods.push_back(db);
+  s.bound_pods.push_back(kp::model::share(db));
   auto p = labelled("w", "web", 2000);
   p.pod_affinity.required = {{app("db"), {}, std::nullopt, std::string(L::zone), {}}};
   s.pods.push_back(p);
@@ -277,7 +277,7 @@ TEST(TopologySpread, PodsAlreadyRunningCountTowardTheirZone) {
     auto running = make_pod("running" + std::to_string(i), 10, 10);
     running.labels = {{"app", "web"}};
     running.node_name = "node-1";
-    s.bound_pods.push_back(running);
+    s.bound_pods.push_back(kp::model::share(running));
   }
   for (int i = 0; i < 4; ++i) {
     auto p = make_pod("w" + std::to_string(i), 100, 100);
@@ -318,7 +318,7 @@ TEST(PodAntiAffinity, ARunningPodsAntiAffinityOnlyRepelsThePodsItSelects) {
                                        std::nullopt,
                                        std::string(L::hostname),
                                        {}}};
-  s.bound_pods.push_back(guard);
+  s.bound_pods.push_back(kp::model::share(guard));
   auto cache = make_pod("cache", 100, 100);
   cache.labels = {{"app", "cache"}};
   cache.pod_anti_affinity.required = {{kp::model::label_selector{{{"app", "cache"}}, {}},
