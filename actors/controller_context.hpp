@@ -13,8 +13,8 @@
 
 #include <caf/send.hpp>
 
+#include "actors/shared_instance_types.hpp"
 #include "config/settings.hpp"
-#include "core/instance_types/instance_type.hpp"
 #include "observability/karpenter_metrics.hpp"
 #include "protocol/controller_messages.hpp"
 #include "protocol/kube/client.hpp"
@@ -33,8 +33,9 @@ struct controller_context {
   std::string cluster_endpoint;    // API server address the VMs join through
   std::string cluster_ca_pem;      // the cluster CA the VMs trust
   std::string kubernetes_version;  // "v1.32.0", from /version
-  // Instance types for every NodePool (builtin or INSTANCE_TYPES_FILE), memory overhead applied.
-  std::vector<instance_types::instance_type> instance_types;
+  // Instance types for every NodePool (builtin or INSTANCE_TYPES_FILE), memory overhead applied;
+  // shared by every copy of the context, not copied into each.
+  shared_instance_types instance_types;
   // Wall clock in Unix milliseconds, for comparing with API timestamps. Timers do NOT use this:
   // they come from the actor clock (delayed_send), so test_coordinator drives them.
   std::function<std::int64_t()> wall_clock_ms = [] {

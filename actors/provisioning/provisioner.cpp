@@ -358,7 +358,7 @@ void reconcile_static(provisioner_pointer self, std::shared_ptr<env> e,
   std::vector<model::nodeclaim> in_flight;
   for (const auto& [name, c] : st.created) in_flight.push_back(c.model);
   auto input = build_scheduling_input(snap, in_flight, st.nominations,
-                                      offered ? *offered : e->ctx.instance_types);
+                                      offered ? *offered : e->ctx.instance_types.get());
   for (auto& nc : input.snap.nodeclaims)
     if (st.static_deletes.count(nc.name)) nc.terminating = true;
   std::map<std::string, std::int64_t> held_back;
@@ -458,14 +458,14 @@ void schedule_static_retry(provisioner_pointer self, std::shared_ptr<env> e) {
 // failures). Without regions (tests), the types are used as given.
 void with_offerings(provisioner_pointer self, std::shared_ptr<env> e, offered_then then) {
   if (e->ctx.regions.empty()) {
-    then(e->ctx.instance_types, {});
+    then(e->ctx.instance_types.get(), {});
     return;
   }
   auto remaining = std::make_shared<std::size_t>(e->ctx.regions.size());
   auto zones = std::make_shared<std::vector<instance_types::zone_capacity>>();
   auto one_done = [e, remaining, zones, then] {
     if (--*remaining != 0) return;
-    auto types = e->ctx.instance_types;
+    auto types = e->ctx.instance_types.get();
     if (!zones->empty()) instance_types::build_offerings(types, *zones);
     then(types, *zones);
   };

@@ -16,6 +16,7 @@
 #include "actors/readiness.hpp"
 #include "actors/supervisor.hpp"
 #include "cmd/karpenter-proxmox/api_clients.hpp"
+#include "cmd/karpenter-proxmox/heap_limits.hpp"
 #include "config/clusters_file.hpp"
 #include "config/instance_types_file.hpp"
 #include "config/kube_endpoint.hpp"
@@ -170,6 +171,7 @@ std::vector<actors::child_spec> controller_children(
 }  // namespace
 
 int run_controller(const config::settings& settings) {
+  limit_heap_growth();
   // Every thread started from here on inherits this mask, so only sigwait() below sees the
   // shutdown signals.
   sigset_t shutdown_signals;

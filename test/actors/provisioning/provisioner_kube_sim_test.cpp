@@ -143,10 +143,11 @@ class ProvisionerKubeSim : public ::testing::Test {
     ctx_.kube = client_;
     ctx_.metrics = std::make_shared<obs::karpenter_metrics>(registry_);
     ctx_.events = system_->spawn(recorder, events_);
-    ctx_.instance_types = instance_types::builtin_instance_types();
-    instance_types::build_offerings(ctx_.instance_types,
+    auto types = instance_types::builtin_instance_types();
+    instance_types::build_offerings(types,
                                     {{"region1", "pve1", 512, std::int64_t{2048} << 30, true},
                                      {"region1", "pve2", 512, std::int64_t{2048} << 30, true}});
+    ctx_.instance_types = std::move(types);
     provisioner_options opts;
     opts.on_batch = [sink = reports_](const batch_report& r) {
       std::lock_guard lock(sink->m);

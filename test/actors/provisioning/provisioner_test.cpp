@@ -59,9 +59,10 @@ class ProvisionerTest : public kp::test::caf_test {
  protected:
   ProvisionerTest() {
     ctx_.events = sys().spawn(recorder, events_);
-    ctx_.instance_types = instance_types::builtin_instance_types();
-    instance_types::build_offerings(ctx_.instance_types,
+    auto types = instance_types::builtin_instance_types();
+    instance_types::build_offerings(types,
                                     {{"region1", "pve1", 64, std::int64_t{256} << 30, true}});
+    ctx_.instance_types = std::move(types);
     provisioner_options opts;
     opts.on_batch = [this](const batch_report& r) { reports_.push_back(r); };
     provisioner_ = spawn_provisioner(sys(), ctx_, opts);
