@@ -42,6 +42,13 @@ struct vm_record {
   // region's launched_config_max_age (the ISO release's door read usually comes first).
   // Unset (a template step's): the next refresh reads it.
   std::optional<std::chrono::steady_clock::time_point> launch_recorded_at;
+  // The template a launch cloned this VM from, and whether as a linked clone (on that
+  // template's base volume): what its synthetic config tells the linked-clone count.
+  struct clone_origin {
+    std::uint32_t template_vmid = 0;
+    bool linked = false;
+  };
+  std::optional<clone_origin> cloned_from;
   std::uint64_t epoch = 0;  // bumped when we write `config`, so older reads do not overwrite it
 };
 

@@ -165,6 +165,7 @@ void fetch_details(self_ptr self) {
                   it->second.config_read_at = self->clock().now();
                   it->second.synthetic = false;
                   it->second.launch_recorded_at.reset();
+                  it->second.cloned_from.reset();
                   it->second.config_error.clear();
                 } else {
                   it->second.config_error = r.error().code + ": " + r.error().message;
@@ -253,6 +254,7 @@ void request_listing(self_ptr self) {
                               vm.config_read_at = old->second.config_read_at;
                               vm.synthetic = old->second.synthetic;
                               vm.launch_recorded_at = old->second.launch_recorded_at;
+                              vm.cloned_from = old->second.cloned_from;
                               vm.epoch = old->second.epoch;
                               // A conversion of ours the listing predates (it is one-way).
                               if (old->second.epoch > listed_at && old->second.is_template) {
@@ -300,6 +302,7 @@ void remember_config(region_state& st, std::uint32_t vmid, const proxmox::vm_con
   it->second.config_error.clear();
   it->second.synthetic = false;
   it->second.launch_recorded_at.reset();
+  it->second.cloned_from.reset();
   if (st.clock != nullptr) it->second.config_read_at = st.clock->now();
   it->second.epoch = ++st.epoch;
 }

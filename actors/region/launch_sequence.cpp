@@ -590,6 +590,10 @@ void record_started(self_ptr self, const std::shared_ptr<launch_op>& op) {
   vm.status = "running";
   vm.synthetic = true;
   vm.launch_recorded_at = self->clock().now();
+  // Our own clone (not a resumed one): its origin is known without reading its disks.
+  if (!op->resumed && op->timeline.clone_sent) {
+    vm.cloned_from = vm_record::clone_origin{op->template_vmid, !op->timeline.full_clone};
+  }
   vm.epoch = ++st.epoch;
   proxmox::vm_config c = op->current.value_or(proxmox::vm_config{});
   if (!op->iso_volid.empty()) c.drives["ide2"] = proxmox::cdrom_drive(op->iso_volid);
