@@ -414,6 +414,12 @@ std::vector<setting_spec> build_table() {
                                "Host status (CPU topology) and bridges are read again at the "
                                "first inventory refresh after this age (and after a failed read).",
                                &settings::proxmox_host_facts_max_age));
+  t.push_back(duration_setting(proxmox, "proxmox-launched-config-max-age",
+                               "PROXMOX_LAUNCHED_CONFIG_MAX_AGE",
+                               "A launched VM's config as the launch wrote it serves the "
+                               "inventory this long; the ISO release's ownership read usually "
+                               "replaces it sooner, else a refresh reads it.",
+                               &settings::proxmox_launched_config_max_age));
   t.push_back(duration_setting(proxmox, "proxmox-request-timeout", "PROXMOX_REQUEST_TIMEOUT",
                                "Timeout of one Proxmox API request.",
                                &settings::proxmox_request_timeout));

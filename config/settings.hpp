@@ -118,6 +118,7 @@ struct settings {
   duration proxmox_task_answer_wait = 5s;
   duration proxmox_template_config_max_age = 5min;  // a template's mark serves this long
   duration proxmox_host_facts_max_age = 30min;      // node status and bridges are read again
+  duration proxmox_launched_config_max_age = 5min;  // a launch's own record of its VM serves
   duration proxmox_request_timeout = 60s;
   int proxmox_max_inflight = 8;  // Proxmox operations in flight per region
 };

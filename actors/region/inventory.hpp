@@ -36,8 +36,19 @@ struct vm_record {
   std::string pool;
   std::optional<proxmox::vm_config> config;  // read once per VM, again while it fails
   std::string config_error;                  // why the last read failed; "" when none
-  bool synthetic = false;  // config made by us after a launch: the next refresh reads the real one
+  bool synthetic = false;  // config made by us (a launch, a template step), not read
   std::chrono::steady_clock::time_point config_read_at{};  // when `config` was read (not made)
+  // When a launch made its synthetic config: a refresh reads the real one only past the
+  // region's launched_config_max_age (the ISO release's door read usually comes first).
+  // Unset (a template step's): the next refresh reads it.
+  std::optional<std::chrono::steady_clock::time_point> launch_recorded_at;
+  // The template a launch cloned this VM from, and whether as a linked clone (on that
+  // template's base volume): what its synthetic config tells the linked-clone count.
+  struct clone_origin {
+    std::uint32_t template_vmid = 0;
+    bool linked = false;
+  };
+  std::optional<clone_origin> cloned_from;
   std::uint64_t epoch = 0;  // bumped when we write `config`, so older reads do not overwrite it
 };
 

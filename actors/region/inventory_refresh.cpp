@@ -134,6 +134,12 @@ void fetch_details(self_ptr self) {
         (vm.config && !vm.synthetic && vm.config_error.empty() && !in_creation)) {
       continue;
     }
+    // A launch's own record is what its calls wrote; the door's read before the ISO detach
+    // replaces it, so a refresh reads it only once it is older than that usually takes.
+    if (vm.synthetic && vm.launch_recorded_at &&
+        now - *vm.launch_recorded_at < st.cfg.launched_config_max_age) {
+      continue;
+    }
     auto host = st.hosts.find(vm.node);
     // `unknown` on an online host is a new VM Proxmox has no status data for yet: readable.
     if (host == st.hosts.end() || !host->second.online()) {
@@ -158,6 +164,8 @@ void fetch_details(self_ptr self) {
                   it->second.config = std::move(*r);
                   it->second.config_read_at = self->clock().now();
                   it->second.synthetic = false;
+                  it->second.launch_recorded_at.reset();
+                  it->second.cloned_from.reset();
                   it->second.config_error.clear();
                 } else {
                   it->second.config_error = r.error().code + ": " + r.error().message;
@@ -245,6 +253,8 @@ void request_listing(self_ptr self) {
                               vm.config_error = old->second.config_error;
                               vm.config_read_at = old->second.config_read_at;
                               vm.synthetic = old->second.synthetic;
+                              vm.launch_recorded_at = old->second.launch_recorded_at;
+                              vm.cloned_from = old->second.cloned_from;
                               vm.epoch = old->second.epoch;
                               // A conversion of ours the listing predates (it is one-way).
                               if (old->second.epoch > listed_at && old->second.is_template) {
@@ -291,6 +301,8 @@ void remember_config(region_state& st, std::uint32_t vmid, const proxmox::vm_con
   it->second.config = config;
   it->second.config_error.clear();
   it->second.synthetic = false;
+  it->second.launch_recorded_at.reset();
+  it->second.cloned_from.reset();
   if (st.clock != nullptr) it->second.config_read_at = st.clock->now();
   it->second.epoch = ++st.epoch;
 }

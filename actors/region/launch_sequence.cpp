@@ -589,6 +589,11 @@ void record_started(self_ptr self, const std::shared_ptr<launch_op>& op) {
   vm.name = op->req.nodeclaim;
   vm.status = "running";
   vm.synthetic = true;
+  vm.launch_recorded_at = self->clock().now();
+  // Our own clone (not a resumed one): its origin is known without reading its disks.
+  if (!op->resumed && op->timeline.clone_sent) {
+    vm.cloned_from = vm_record::clone_origin{op->template_vmid, !op->timeline.full_clone};
+  }
   vm.epoch = ++st.epoch;
   proxmox::vm_config c = op->current.value_or(proxmox::vm_config{});
   if (!op->iso_volid.empty()) c.drives["ide2"] = proxmox::cdrom_drive(op->iso_volid);
@@ -628,7 +633,8 @@ void record_started(self_ptr self, const std::shared_ptr<launch_op>& op) {
   reply.joined_by_agent = op->joined_by_agent;
   reply.steps = step_times(op->timeline, self->clock().now());
   // The inventory learnt this VM from our own calls (a delta): no listing per launch. The
-  // next refresh, or the door's read before the ISO detach, replaces the synthetic config.
+  // door's read before the ISO detach replaces the synthetic config, or a refresh once it is
+  // older than launched_config_max_age.
   finish_launch(self, op, std::move(reply));
 }
 

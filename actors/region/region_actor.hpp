@@ -49,6 +49,10 @@ struct region_settings {
   // PROXMOX_TEMPLATE_CONFIG_MAX_AGE, PROXMOX_HOST_FACTS_MAX_AGE.
   std::chrono::milliseconds template_config_max_age{std::chrono::minutes(5)};
   std::chrono::milliseconds host_facts_max_age{std::chrono::minutes(30)};
+  // A launched VM's config as the launch wrote it serves the inventory this long unless the
+  // door reads it sooner (the ISO release does, once the node initialised); then a refresh
+  // reads it. PROXMOX_LAUNCHED_CONFIG_MAX_AGE.
+  std::chrono::milliseconds launched_config_max_age{std::chrono::minutes(5)};
   // How long a launch (or a template VM's creation) waits for the VMIDs NodeClaims name before it
   // answers "not_ready": nothing is allocated before they are known.
   std::chrono::milliseconds claims_wait{std::chrono::seconds(30)};

@@ -50,6 +50,8 @@ region_settings region_settings_from(const config::settings& s,
       std::chrono::duration_cast<std::chrono::milliseconds>(s.proxmox_template_config_max_age);
   r.host_facts_max_age =
       std::chrono::duration_cast<std::chrono::milliseconds>(s.proxmox_host_facts_max_age);
+  r.launched_config_max_age =
+      std::chrono::duration_cast<std::chrono::milliseconds>(s.proxmox_launched_config_max_age);
   // `affinity` is root-only in Proxmox: only root@pam with a password (ticket) may set it.
   r.can_set_affinity = !cluster.uses_token() && cluster.username == "root@pam";
   r.static_cpu_policy = s.node_policy == config::node_policy_mode::static_pinning;

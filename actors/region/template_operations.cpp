@@ -147,9 +147,14 @@ void count_linked_clones(const region_state& st, template_observation& out) {
     auto base = "base-" + std::to_string(t.vmid) + "-disk-";
     for (const auto& [id, vm] : st.vms) {
       if (vm.node != t.host || vm.is_template || vm.is_container) continue;
+      if (vm.config && vm.config_error.empty() && vm.synthetic && vm.cloned_from) {
+        // One we launched, known by what we cloned it from until its config is read.
+        if (vm.cloned_from->linked && vm.cloned_from->template_vmid == t.vmid) ++t.linked_clones;
+        continue;
+      }
       if (!vm.config || !vm.config_error.empty() || vm.synthetic) {
-        // A VM we cannot read may use it; one we launched is known only by what we wrote
-        // (no disks) until its config is read.
+        // A VM we cannot read may use it; one we made otherwise (a resumed launch, a template
+        // step) is known only by what we wrote (no disks) until its config is read.
         t.linked_clones_known = false;
         continue;
       }

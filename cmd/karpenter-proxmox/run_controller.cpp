@@ -288,6 +288,11 @@ int run_controller(const config::settings& settings) {
   int exit_code = 0;
   {
     caf::actor_system_config actor_config;
+    // Work stealing polls for work with 50 us sleeps for a while after every job, on every
+    // worker: in the 1,000-pod burst that was about half of the controller's CPU. The shared
+    // queue's workers wait on a condition variable instead; one controller's actors need no
+    // more than that.
+    actor_config.set("scheduler.policy", caf::atom("sharing"));
     caf::actor_system system{actor_config};
     auto supervisor = actors::spawn_supervisor(system, std::move(children), {}, karpenter);
     log.info("controller running; waiting for SIGTERM or SIGINT");
