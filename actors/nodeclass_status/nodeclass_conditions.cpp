@@ -201,8 +201,10 @@ std::optional<condition_update> pci_problem(
   for (std::size_t i = 0; i < needs->size(); ++i) {
     const auto& mapping = (*needs)[i].mapping;
     bool listed = false;
-    for (const auto& inv : inventories)
-      listed = listed || (inv.refreshed && inv.pci_mappings.count(mapping) != 0);
+    for (const auto& inv : inventories) {
+      const bool ours = std::find(regions.begin(), regions.end(), inv.region) != regions.end();
+      listed = listed || (ours && inv.pci_mappings.count(mapping) != 0);
+    }
     if (!listed)
       return make("Ready", "False", "PCIMappingNotFound",
                   "pciDevices[" + std::to_string(i) + "].mapping \"" + mapping +

@@ -181,6 +181,16 @@ TEST(NodeClassConditions, APciDevicesMappingThatNoRegionListsMakesTheClassNotRea
             "pciDevices[0].mapping \"gpu\": no Proxmox PCI resource mapping of that id in "
             "region(s) r1 (or the token lacks Mapping.Use on /mapping/pci/gpu)");
 
+  // Another region's mapping of that id is no use to a class pinned to r1.
+  nc.spec.region = "r1";
+  auto other_region = inv[0];
+  other_region.region = "r2";
+  other_region.pci_mappings["gpu"] = {{"pve9", 2}};
+  inv.push_back(other_region);
+  v = evaluate_node_class(nc, snapshot("k8s-template"), inv, {}, scope());
+  EXPECT_EQ(v.ready.reason.view(), "PCIMappingNotFound");
+  inv.pop_back();
+
   // Listed in /cluster/mapping/pci: the class is ready.
   inv[0].pci_mappings["gpu"] = {{"pve1", 2}};
   v = evaluate_node_class(nc, snapshot("k8s-template"), inv, {}, scope());
