@@ -63,13 +63,13 @@ TEST_F(RegionCallEconomy, ALaunchedVmsOwnRecordServesRefreshesUntilItsMaxAge) {
   auto s = settings();
   s.launched_config_max_age = 5min;
   auto a = spawn(s);
-  ASSERT_TRUE(ask<launch_reply>(a, launch_atom::value, request("claim-e")).ok);
+  ASSERT_TRUE(launch(a, request("claim-e")).ok);
   pve->reset_counts();
   caf::anon_send(a, refresh_atom::value);
   sched().run();
   EXPECT_EQ(pve->calls["cluster_resources"], 1);
   EXPECT_EQ(pve->calls["vm_config"], 0) << "the launch's own record serves";
-  auto inv = ask<region_inventory>(a, inventory_atom::value);
+  auto inv = call<region_inventory>(a, inventory_atom::value);
   EXPECT_EQ(inv.vms, 1u);
   advance(6min);
   caf::anon_send(a, refresh_atom::value);
