@@ -11,18 +11,16 @@
 
 #include <caf/all.hpp>
 
-#include "actors/continuation.hpp"
-#include "actors/failure_boundary.hpp"
 #include "actors/node_overlay/overlaid_types.hpp"
 #include "actors/node_overlay/overlay_conditions.hpp"
 #include "actors/status_refusals.hpp"
+#include "actors/status_writer.hpp"
 #include "observability/logging.hpp"
 
 namespace kp::actors::node_overlay {
 namespace {
 
 using namespace kp::protocol;
-using impl_actor = node_overlay_status_actor::extend<caf::reacts_to<resume_atom, continuation>>;
 
 struct overlay_record {
   int in_flight = 0;
@@ -44,7 +42,7 @@ struct status_state {
   boundary_ptr boundary;
 };
 
-using self_ptr = impl_actor::stateful_pointer<status_state>;
+using self_ptr = status_writer_ptr<status_state>;
 
 void reconcile(self_ptr self, const kube::node_overlay& object);
 
@@ -118,7 +116,7 @@ void reconcile(self_ptr self, const kube::node_overlay& object) {
   st.ctx.kube->patch<kube::node_overlay>(
       {"", name}, kube::patch_type::merge, status_patch(desired),
       resume_in<result<kube::node_overlay>>(
-          caf::actor_cast<impl_actor>(self),
+          status_writer_actor{self},
           [self, name, generation, digest](result<kube::node_overlay> r) {
             write_done(self, name, r, generation, digest);
           },
@@ -149,25 +147,13 @@ void on_snapshot(self_ptr self, snapshot_ptr snap) {
   }
 }
 
-impl_actor::behavior_type status_behavior(self_ptr self, controller_context ctx,
-                                          node_overlay_status_options opt) {
-  self->state.ctx = std::move(ctx);
-  self->state.opt = std::move(opt);
-  auto boundary = make_boundary("node_overlay_status", self->state.ctx.metrics);
-  self->state.boundary = boundary;
-  install_boundary(self, boundary);
-  return guarded_behavior<impl_actor::behavior_type>(
-      boundary, [self](snapshot_ptr& snap) { on_snapshot(self, std::move(snap)); },
-      [boundary](resume_atom, continuation& c) { boundary->run(c); });
-}
-
 }  // namespace
 
 protocol::node_overlay_status_actor spawn_node_overlay_status(caf::actor_system& system,
                                                               const controller_context& ctx,
                                                               node_overlay_status_options options) {
-  auto impl = system.spawn(status_behavior, ctx, std::move(options));
-  return caf::actor_cast<protocol::node_overlay_status_actor>(impl);
+  return spawn_status_writer<status_state, on_snapshot>(system, "node_overlay_status", ctx,
+                                                        std::move(options));
 }
 
 }  // namespace kp::actors::node_overlay

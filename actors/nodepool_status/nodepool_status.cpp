@@ -10,10 +10,9 @@
 
 #include <caf/all.hpp>
 
-#include "actors/continuation.hpp"
-#include "actors/failure_boundary.hpp"
 #include "actors/nodepool_status/nodepool_status_plan.hpp"
 #include "actors/status_refusals.hpp"
+#include "actors/status_writer.hpp"
 #include "observability/logging.hpp"
 #include "protocol/kube/drift_hash.hpp"
 
@@ -21,7 +20,6 @@ namespace kp::actors::nodepool_status {
 namespace {
 
 using namespace kp::protocol;
-using impl_actor = nodepool_status_actor::extend<caf::reacts_to<resume_atom, continuation>>;
 
 struct pool_record {
   int in_flight = 0;
@@ -45,7 +43,7 @@ struct status_state {
   boundary_ptr boundary;
 };
 
-using self_ptr = impl_actor::stateful_pointer<status_state>;
+using self_ptr = status_writer_ptr<status_state>;
 
 double units(const model::quantity& q) {
   return static_cast<double>(q.milli) / 1000.0;
@@ -159,7 +157,7 @@ void reconcile(self_ptr self, const kube::node_pool& pool) {
     st.ctx.kube->patch<kube::node_pool>(
         {"", name}, kube::patch_type::merge, status_patch(pool.status, desired),
         resume_in<result<kube::node_pool>>(
-            caf::actor_cast<impl_actor>(self),
+            status_writer_actor{self},
             [self, name, generation, digest](result<kube::node_pool> r) {
               write_done(self, name, r, "status", generation, digest);
             },
@@ -172,7 +170,7 @@ void reconcile(self_ptr self, const kube::node_pool& pool) {
     if (st.opt.on_write) st.opt.on_write(name, "hash");
     st.ctx.kube->patch<kube::node_pool>({"", name}, kube::patch_type::merge, hash_patch(pool),
                                         resume_in<result<kube::node_pool>>(
-                                            caf::actor_cast<impl_actor>(self),
+                                            status_writer_actor{self},
                                             [self, name, generation](result<kube::node_pool> r) {
                                               write_done(self, name, r, "hash", generation, "");
                                             },
@@ -214,25 +212,13 @@ void on_snapshot(self_ptr self, snapshot_ptr snap) {
   }
 }
 
-impl_actor::behavior_type status_behavior(self_ptr self, controller_context ctx,
-                                          nodepool_status_options opt) {
-  self->state.ctx = std::move(ctx);
-  self->state.opt = std::move(opt);
-  auto boundary = make_boundary("nodepool_status", self->state.ctx.metrics);
-  self->state.boundary = boundary;
-  install_boundary(self, boundary);
-  return guarded_behavior<impl_actor::behavior_type>(
-      boundary, [self](snapshot_ptr& snap) { on_snapshot(self, std::move(snap)); },
-      [boundary](resume_atom, continuation& c) { boundary->run(c); });
-}
-
 }  // namespace
 
 protocol::nodepool_status_actor spawn_nodepool_status(caf::actor_system& system,
                                                       const controller_context& ctx,
                                                       nodepool_status_options options) {
-  auto impl = system.spawn(status_behavior, ctx, std::move(options));
-  return caf::actor_cast<protocol::nodepool_status_actor>(impl);
+  return spawn_status_writer<status_state, on_snapshot>(system, "nodepool_status", ctx,
+                                                        std::move(options));
 }
 
 }  // namespace kp::actors::nodepool_status
