@@ -198,7 +198,7 @@ template <class T>
 void read_scalable_as(self_ptr self, const scalable_key& key) {
   auto client = self->state.ctx.kube;
   if (!client) return;
-  auto handle = caf::actor_cast<impl_actor>(self);
+  auto handle = impl_actor{self};
   const kube::object_key where{std::get<0>(key), std::get<2>(key)};
   const std::string subject = "CapacityBuffer scalableRef " + std::get<1>(key) + " " +
                               std::get<0>(key) + "/" + std::get<2>(key);
@@ -245,7 +245,7 @@ void write_status(self_ptr self, const kube::capacity_buffer& b,
       {b.metadata.namespace_, b.metadata.name}, kube::patch_type::merge,
       kube::capacity_buffer_status_merge_patch(desired),
       resume_in<result<kube::capacity_buffer>>(
-          caf::actor_cast<impl_actor>(self),
+          impl_actor{self},
           [self, key](result<kube::capacity_buffer> r) {
             auto& rec = self->state.buffers[key];
             --rec.in_flight;

@@ -68,7 +68,7 @@ using self_ptr = controller_impl::stateful_pointer<controller_state>;
 
 template <class T>
 std::function<void(T)> resume(self_ptr self, std::function<void(T)> f) {
-  return resume_in<T>(caf::actor_cast<controller_impl>(self), std::move(f));
+  return resume_in<T>(controller_impl{self}, std::move(f));
 }
 
 template <class Handle>
@@ -116,9 +116,8 @@ void stop_writers(self_ptr self) {
   self->state.children->writers.clear();
 }
 
-void subscribe(self_ptr self, const caf::actor& listener) {
-  caf::anon_send(self->state.ctx.cluster_state, subscribe_atom::value,
-                 caf::actor_cast<snapshot_listener>(listener));
+void subscribe(self_ptr self, const snapshot_listener& listener) {
+  caf::anon_send(self->state.ctx.cluster_state, subscribe_atom::value, listener);
 }
 
 // Spawns every actor that writes to Kubernetes or Proxmox; only the leader runs them.
@@ -126,34 +125,34 @@ void start_writers(self_ptr self) {
   auto& st = self->state;
   auto& sys = self->system();
   const auto& ctx = st.ctx;
-  std::vector<caf::actor> readers;  // writers that also read snapshots
+  std::vector<snapshot_listener> readers;  // writers that also read snapshots
 
   auto provisioner = spawn_provisioner(sys, ctx);
   auto batcher = spawn_batcher(sys, ctx, provisioner);
   auto pod_watcher = spawn_pod_watcher(sys, ctx, batcher);
   st.children->writers.push_back(untyped(batcher));
-  readers.push_back(untyped(provisioner));
-  readers.push_back(untyped(pod_watcher));
-  readers.push_back(untyped(spawn_nodeclaim_fleet(sys, ctx)));
-  readers.push_back(untyped(spawn_nodeclass_status(sys, ctx)));
-  readers.push_back(untyped(nodepool_status::spawn_nodepool_status(sys, ctx)));
+  readers.push_back(provisioner);
+  readers.push_back(pod_watcher);
+  readers.push_back(spawn_nodeclaim_fleet(sys, ctx));
+  readers.push_back(spawn_nodeclass_status(sys, ctx));
+  readers.push_back(nodepool_status::spawn_nodepool_status(sys, ctx));
   if (ctx.settings.gates.node_overlay)
-    readers.push_back(untyped(node_overlay::spawn_node_overlay_status(sys, ctx)));
-  readers.push_back(untyped(spawn_termination(sys, ctx)));
-  readers.push_back(untyped(spawn_garbage_collector(sys, ctx)));
+    readers.push_back(node_overlay::spawn_node_overlay_status(sys, ctx));
+  readers.push_back(spawn_termination(sys, ctx));
+  readers.push_back(spawn_garbage_collector(sys, ctx));
   auto disruption = disruption::spawn_disruption(sys, ctx, disruption_options_from(ctx));
-  readers.push_back(untyped(disruption));
+  readers.push_back(disruption);
   if (ctx.settings.gates.capacity_buffer) {
     capacity_buffer::capacity_buffer_options cbo;
     cbo.listeners = {provisioner, disruption};
-    readers.push_back(untyped(capacity_buffer::spawn_capacity_buffer(sys, ctx, std::move(cbo))));
+    readers.push_back(capacity_buffer::spawn_capacity_buffer(sys, ctx, std::move(cbo)));
   }
-  readers.push_back(untyped(kproximate_gauges::spawn_kproximate_gauges(sys, ctx)));
-  readers.push_back(untyped(fleet_gauges::spawn_fleet_gauges(sys, ctx)));
-  readers.push_back(untyped(template_builder::spawn_template_builder(sys, ctx)));
+  readers.push_back(kproximate_gauges::spawn_kproximate_gauges(sys, ctx));
+  readers.push_back(fleet_gauges::spawn_fleet_gauges(sys, ctx));
+  readers.push_back(template_builder::spawn_template_builder(sys, ctx));
   for (auto& r : readers) {
     subscribe(self, r);
-    st.children->writers.push_back(r);
+    st.children->writers.push_back(untyped(r));
   }
   for (auto& w : st.children->writers) self->monitor(w);
   st.log.info("leading: writers started",
@@ -214,9 +213,8 @@ void start(self_ptr self) {
         leader_election::options_from(ctx.settings, st.in.identity, ctx.kube->config().namespace_);
     leo.wall_clock_ms = ctx.wall_clock_ms;
     leo.metrics = ctx.metrics;
-    auto elector =
-        leader_election::spawn_leader_elector(sys, st.in.lease_kube ? st.in.lease_kube : ctx.kube,
-                                              leo, caf::actor_cast<leadership_listener>(self));
+    auto elector = leader_election::spawn_leader_elector(
+        sys, st.in.lease_kube ? st.in.lease_kube : ctx.kube, leo, leadership_listener{self});
     st.children->infrastructure.push_back(untyped(elector));
     st.log.info("waiting for the leader Lease",
                 {{"lease", leo.namespace_ + "/" + leo.name}, {"identity", leo.identity}});

@@ -35,7 +35,7 @@ using self_ptr = impl_actor::stateful_pointer<recorder_state>;
 
 template <class T>
 std::function<void(result<T>)> resume(self_ptr self, std::function<void(result<T>)> f) {
-  return resume_in<result<T>>(caf::actor_cast<impl_actor>(self), std::move(f));
+  return resume_in<result<T>>(impl_actor{self}, std::move(f));
 }
 
 void send_patch(self_ptr self, const std::string& key);
@@ -178,8 +178,7 @@ protocol::event_recorder_actor spawn_event_recorder(caf::actor_system& system,
 protocol::event_recorder_actor spawn_event_recorder(caf::actor_system& system,
                                                     std::shared_ptr<kube::client> kube,
                                                     event_recorder_options options) {
-  auto impl = system.spawn(recorder_behavior, std::move(kube), std::move(options));
-  return caf::actor_cast<protocol::event_recorder_actor>(impl);
+  return system.spawn(recorder_behavior, std::move(kube), std::move(options));
 }
 
 }  // namespace kp::actors::event_recorder

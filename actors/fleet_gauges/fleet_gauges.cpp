@@ -214,8 +214,7 @@ impl_actor::behavior_type fleet_behavior(self_ptr self, controller_context ctx,
 protocol::snapshot_listener spawn_fleet_gauges(caf::actor_system& system,
                                                const controller_context& ctx,
                                                fleet_gauges_options options) {
-  auto impl = system.spawn(fleet_behavior, ctx, options);
-  return caf::actor_cast<protocol::snapshot_listener>(impl);
+  return system.spawn(fleet_behavior, ctx, options);
 }
 
 }  // namespace kp::actors::fleet_gauges

@@ -115,8 +115,7 @@ impl_actor::behavior_type gauges_behavior(self_ptr self, controller_context ctx,
 protocol::snapshot_listener spawn_kproximate_gauges(caf::actor_system& system,
                                                     const controller_context& ctx,
                                                     kproximate_gauges_options options) {
-  auto impl = system.spawn(gauges_behavior, ctx, options);
-  return caf::actor_cast<protocol::snapshot_listener>(impl);
+  return system.spawn(gauges_behavior, ctx, options);
 }
 
 }  // namespace kp::actors::kproximate_gauges

@@ -47,7 +47,7 @@ using self_ptr = impl_actor::stateful_pointer<elector_state>;
 
 template <class T>
 std::function<void(result<T>)> resume(self_ptr self, std::function<void(result<T>)> f) {
-  return resume_in<result<T>>(caf::actor_cast<impl_actor>(self), std::move(f));
+  return resume_in<result<T>>(impl_actor{self}, std::move(f));
 }
 
 void lose(self_ptr self, const std::string& why) {
@@ -219,9 +219,7 @@ protocol::leader_elector_actor spawn_leader_elector(caf::actor_system& system,
                                                     std::shared_ptr<kube::client> kube,
                                                     leader_election_options options,
                                                     protocol::leadership_listener listener) {
-  auto impl =
-      system.spawn(elector_behavior, std::move(kube), std::move(options), std::move(listener));
-  return caf::actor_cast<protocol::leader_elector_actor>(impl);
+  return system.spawn(elector_behavior, std::move(kube), std::move(options), std::move(listener));
 }
 
 }  // namespace kp::actors::leader_election

@@ -44,7 +44,7 @@ using self_ptr = impl_actor::stateful_pointer<status_state>;
 
 template <class T>
 std::function<void(result<T>)> in_actor(self_ptr self, std::function<void(result<T>)> f) {
-  return resume_in<result<T>>(caf::actor_cast<impl_actor>(self), std::move(f));
+  return resume_in<result<T>>(impl_actor{self}, std::move(f));
 }
 
 void run(self_ptr self);
@@ -275,8 +275,7 @@ impl_actor::behavior_type status_behavior(self_ptr self, controller_context ctx)
 
 protocol::nodeclass_status_actor spawn_nodeclass_status(caf::actor_system& system,
                                                         const controller_context& ctx) {
-  auto impl = system.spawn(status_behavior, ctx);
-  return caf::actor_cast<protocol::nodeclass_status_actor>(impl);
+  return system.spawn(status_behavior, ctx);
 }
 
 }  // namespace kp::actors::nodeclass_status

@@ -209,7 +209,7 @@ void on_created(provisioner_pointer self, std::shared_ptr<env> e, const std::str
 void send_create(provisioner_pointer self, std::shared_ptr<env> e, const std::string& name) {
   auto& entry = self->state.created.at(name);
   entry.sent_ms = e->ctx.wall_clock_ms();
-  auto handle = caf::actor_cast<provisioner_impl>(self);
+  auto handle = provisioner_impl{self};
   e->ctx.kube->create<kube::node_claim>(
       entry.object,
       resume_in<result<kube::node_claim>>(handle, [self, e, name](result<kube::node_claim> r) {
@@ -410,7 +410,7 @@ void reconcile_static(provisioner_pointer self, std::shared_ptr<env> e,
       // A claim not yet seen has no object to delete; the next snapshot decides again.
       if (!protocol::cluster_snapshot::find(snap.node_claims, name) || !e->ctx.kube) continue;
       st.static_deletes.insert(name);
-      auto handle = caf::actor_cast<provisioner_impl>(self);
+      auto handle = provisioner_impl{self};
       e->ctx.kube->remove<kube::node_claim>(
           {"", name}, {}, resume_in<status>(handle, [self, e, name](status r) {
             auto& st = self->state;

@@ -54,7 +54,7 @@ using self_ptr = impl_actor::stateful_pointer<builder_state>;
 template <class T>
 std::function<void(result<T>)> in_actor(self_ptr self, std::function<void(result<T>)> f,
                                         std::string subject) {
-  return resume_in<result<T>>(caf::actor_cast<impl_actor>(self), std::move(f), std::move(subject));
+  return resume_in<result<T>>(impl_actor{self}, std::move(f), std::move(subject));
 }
 
 // Counts outstanding completions; runs `then` when the last one arrives.

@@ -61,8 +61,7 @@ counter_actor::behavior_type counter(counter_actor::stateful_pointer<counter_sta
       },
       [self](unguarded_atom) {
         // A response handler left outside the boundary: the last net stops the actor.
-        self->request(caf::actor_cast<counter_actor>(self), std::chrono::seconds(1),
-                      pair_atom::value)
+        self->request(counter_actor{self}, std::chrono::seconds(1), pair_atom::value)
             .then([](bool, std::string&) { throw std::logic_error("outside every guard"); });
       },
       [boundary](resume_atom, continuation& c) { boundary->run(c); });
