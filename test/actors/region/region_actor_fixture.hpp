@@ -16,6 +16,7 @@
 
 #include "actors/region/region_actor.hpp"
 #include "test/actors/caf_test_fixture.hpp"
+#include "test/actors/launch_requests.hpp"
 #include "test/actors/region/fake_proxmox.hpp"
 
 namespace kp::actors::region {
@@ -94,18 +95,8 @@ class region_actor_fixture : public kp::test::caf_test {
 
   // A launch of instance type c2-m4 from `k8s-template` with a NoCloud plan (a CD-ROM upload).
   protocol::launch_request request(const std::string& name) {
-    protocol::launch_request r;
-    r.nodeclaim = name;
-    r.nodepool = "default";
-    r.instance_type = "c2-m4";
-    r.vcpus = 2;
-    r.memory_mib = 4096;
-    r.template_name = "k8s-template";
-    cloudinit::nocloud_plan plan;
-    plan.inputs.hostname = name;
-    plan.inputs.endpoint = "https://10.0.0.1:6443";
-    plan.inputs.bootstrap_token = "abcdef.0123456789abcdef";
-    r.cloud_init = plan;
+    auto r = kp::test::c2_m4_launch(name, 4096);
+    r.cloud_init = kp::test::nocloud_join(name, "https://10.0.0.1:6443");
     return r;
   }
 

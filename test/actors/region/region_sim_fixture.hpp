@@ -27,6 +27,7 @@
 #include "protocol/proxmox/client.hpp"
 #include "protocol/transport/http_client.hpp"
 #include "protocol/transport/io_runtime.hpp"
+#include "test/actors/launch_requests.hpp"
 #include "test/support/pve_sim_process.hpp"
 
 namespace kp::actors::region::sim_fixture {
@@ -117,23 +118,10 @@ class RegionActorSim : public ::testing::Test {
   }
 
   // A launch with the built-in cloud-init on its CD-ROM (with_iso), rendered by the region.
-  static cloudinit::nocloud_plan cloud_init(const std::string& name) {
-    cloudinit::nocloud_plan p;
-    p.inputs.hostname = name;
-    p.inputs.endpoint = "https://127.0.0.1:6443";
-    p.inputs.bootstrap_token = "abcdef.0123456789abcdef";
-    return p;
-  }
   launch_request request(const std::string& name, bool with_iso = true) {
-    launch_request r;
-    r.nodeclaim = name;
-    r.nodepool = "default";
-    r.instance_type = "c2-m4";
-    r.vcpus = 2;
-    r.memory_mib = 2048;
-    r.template_name = "k8s-template";
+    auto r = kp::test::c2_m4_launch(name, 2048);
     r.tags = {"team-a"};
-    if (with_iso) r.cloud_init = cloud_init(name);
+    if (with_iso) r.cloud_init = kp::test::nocloud_join(name, "https://127.0.0.1:6443");
     return r;
   }
 

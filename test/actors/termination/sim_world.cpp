@@ -10,6 +10,7 @@
 #include "protocol/kube/client_config.hpp"
 #include "protocol/kube/model_translation.hpp"
 #include "protocol/kube/patches.hpp"
+#include "test/actors/launch_requests.hpp"
 
 namespace kp::test {
 
@@ -221,13 +222,7 @@ void sim_world::make_pod(const std::string& name, const std::string& node, const
 protocol::launch_reply sim_world::launch(protocol::region_actor a, const std::string& nodeclaim,
                                          const std::string& cluster) {
   (void)cluster;  // the mark's cluster is the region actor's own CLUSTER_NAME
-  protocol::launch_request r;
-  r.nodeclaim = nodeclaim;
-  r.nodepool = "default";
-  r.instance_type = "c2-m4";
-  r.vcpus = 2;
-  r.memory_mib = 2048;
-  r.template_name = "k8s-template";
+  auto r = c2_m4_launch(nodeclaim, 2048);
   caf::scoped_actor self{*sys_};
   protocol::launch_reply out;
   out.error = {"test", "no reply"};
