@@ -67,11 +67,9 @@ void keep_to_fitting_hosts(plan& p, const snapshot& snap) {
       options.push_back(i);
     }
     if (options.empty() && !nc.right_sized) {
-      for (std::size_t pod : nc.pods)
-        p.errors.push_back({pod,
-                            "no host's offering of its instance types has the allocatable "
-                            "for its NodeClaim once the hosts' capacity and overhead "
-                            "overrides are counted"});
+      refuse_pods_of(p, nc,
+                     "no host's offering of its instance types has the allocatable for its "
+                     "NodeClaim once the hosts' capacity and overhead overrides are counted");
       continue;
     }
     if (!options.empty() && !nc.right_sized) {

@@ -11,6 +11,10 @@ plan provision(const snapshot& snap, const options& opts) {
   return detail::solver(snap, opts).run();
 }
 
+void refuse_pods_of(plan& p, const planned_nodeclaim& nc, const std::string& reason) {
+  for (std::size_t pod : nc.pods) p.errors.push_back({pod, reason});
+}
+
 std::vector<const instance_types::instance_type*> instance_type_options(const planned_nodeclaim& nc,
                                                                         const snapshot& snap) {
   std::vector<const instance_types::instance_type*> out;

@@ -87,6 +87,10 @@ struct plan {
 
 plan provision(const snapshot& snap, const options& opts = {});
 
+// A planned NodeClaim given up after the simulation (host fit, reservations): each of its pods
+// gets `reason` in the plan's errors. The caller leaves the NodeClaim out of the plan.
+void refuse_pods_of(plan& p, const planned_nodeclaim& nc, const std::string& reason);
+
 // A planned NodeClaim's instance types, cheapest first: the listed ones and the right-sized one.
 std::vector<const instance_types::instance_type*> instance_type_options(const planned_nodeclaim& nc,
                                                                         const snapshot& snap);

@@ -99,11 +99,10 @@ void pin_reservations(plan& p, const snapshot& snap) {
     if (!pinned && had_reserved) {
       std::erase_if(nc.instance_types, [&](std::uint16_t i) { return reserved(types[i]); });
       if (nc.instance_types.empty() && !nc.right_sized) {
-        for (std::size_t pod : nc.pods)
-          p.errors.push_back({pod,
-                              "the reserved capacity of its instance types is used up "
-                              "(every reservation's count is held by NodeClaims); it is "
-                              "planned again when a reservation is released"});
+        refuse_pods_of(p, nc,
+                       "the reserved capacity of its instance types is used up (every "
+                       "reservation's count is held by NodeClaims); it is planned again when a "
+                       "reservation is released");
         continue;
       }
       drop_value(nc.requirements, L::capacity_type, std::string(L::capacity_type_reserved));
