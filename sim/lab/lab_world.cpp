@@ -52,15 +52,9 @@ std::string default_objects_yaml(const lab_options& o) {
          "kind: ProxmoxUnmanagedTemplate\n"
          "metadata: {name: k8s-template}\n"
          "spec: {templateName: k8s-template}\n"
-         "---\n"
-         "apiVersion: karpenter.proxmox.sinextra.dev/v1alpha1\n"
-         "kind: ProxmoxNodeClass\n"
-         "metadata: {name: default}\n"
-         "spec:\n"
-         "  tags: [lab]\n"
-         "  instanceTemplateRef: {kind: ProxmoxUnmanagedTemplate, name: k8s-template}\n"
-         "  metadataOptions: {type: cdrom}\n" +
-         (o.clone_mode.empty() ? std::string() : "  cloneMode: " + o.clone_mode + "\n") +
+         "---\n" +
+         node_class_yaml(o.clone_mode.empty() ? std::string()
+                                              : "  cloneMode: " + o.clone_mode + "\n") +
          "---\n"
          "apiVersion: karpenter.sh/v1\n"
          "kind: NodePool\n"
@@ -96,6 +90,17 @@ result<kubeconfig_credentials> read_kubeconfig(const std::string& path) {
   } catch (const std::exception& e) {
     return make_error("invalid_kubeconfig", path + ": " + e.what());
   }
+}
+
+std::string node_class_yaml(const std::string& more_spec) {
+  return "apiVersion: karpenter.proxmox.sinextra.dev/v1alpha1\n"
+         "kind: ProxmoxNodeClass\n"
+         "metadata: {name: default}\n"
+         "spec:\n"
+         "  tags: [lab]\n"
+         "  instanceTemplateRef: {kind: ProxmoxUnmanagedTemplate, name: k8s-template}\n"
+         "  metadataOptions: {type: cdrom}\n" +
+         more_spec;
 }
 
 std::string uniform_topology_yaml(int hosts, int cpus, int memory_gib, bool zero_durations) {

@@ -152,6 +152,10 @@ struct kubeconfig_credentials {
 };
 result<kubeconfig_credentials> read_kubeconfig(const std::string& path);
 
+// The lab's ProxmoxNodeClass `default`: tag `lab`, the unmanaged template k8s-template, the
+// built-in cloud-init on a CD-ROM, and `more_spec` (further lines of its spec, indented by two).
+std::string node_class_yaml(const std::string& more_spec = "");
+
 // The topology of the burst benchmark and of big labs: `hosts` hosts of `cpus` CPUs (2 NUMA
 // nodes) and `memory_gib` GiB, with k8s-template on each, the lab's token, and every task
 // duration, the boot delay and the resource lag zero.

@@ -23,14 +23,7 @@ class clone_mode : public e2e_test {
     return disk.substr(0, disk.find(','));
   }
   void launch_one(const std::string& clone_mode_line) {
-    apply(R"(apiVersion: karpenter.proxmox.sinextra.dev/v1alpha1
-kind: ProxmoxNodeClass
-metadata: {name: default}
-spec:
-  tags: [lab]
-  instanceTemplateRef: {kind: ProxmoxUnmanagedTemplate, name: k8s-template}
-  metadataOptions: {type: cdrom}
-)" + clone_mode_line);
+    apply(lab::node_class_yaml(clone_mode_line));
     start_controller();
     scale("one", 1, "250m", "512Mi");
   }

@@ -14,15 +14,7 @@ class data_disks : public e2e_test {};
 
 TEST_F(data_disks, aNodeClassWithAnAdditionalDiskGivesItsVmASecond20GDisk) {
   KP_E2E_START();
-  apply(R"(apiVersion: karpenter.proxmox.sinextra.dev/v1alpha1
-kind: ProxmoxNodeClass
-metadata: {name: default}
-spec:
-  tags: [lab]
-  instanceTemplateRef: {kind: ProxmoxUnmanagedTemplate, name: k8s-template}
-  metadataOptions: {type: cdrom}
-  additionalDisks: [{size: 20Gi, storage: local-lvm}]
-)");
+  apply(lab::node_class_yaml("  additionalDisks: [{size: 20Gi, storage: local-lvm}]\n"));
   start_controller();
   scale("disks", 1, "250m", "512Mi");
   ASSERT_TRUE(

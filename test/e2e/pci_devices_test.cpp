@@ -16,15 +16,7 @@ namespace {
 class pci_devices : public e2e_test {
  protected:
   void apply_gpu_class() {
-    apply(R"(apiVersion: karpenter.proxmox.sinextra.dev/v1alpha1
-kind: ProxmoxNodeClass
-metadata: {name: default}
-spec:
-  tags: [lab]
-  instanceTemplateRef: {kind: ProxmoxUnmanagedTemplate, name: k8s-template}
-  metadataOptions: {type: cdrom}
-  pciDevices: [{mapping: gpu, resourceName: nvidia.com/gpu}]
-)");
+    apply(lab::node_class_yaml("  pciDevices: [{mapping: gpu, resourceName: nvidia.com/gpu}]\n"));
   }
 
   void gpu_pods(int replicas) {
