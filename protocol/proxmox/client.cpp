@@ -410,36 +410,33 @@ kp::error refused_root_only() {
                     "the change sets a root-only key (affinity, args, hookscript or lock); API "
                     "tokens cannot, use ticket authentication as root@pam");
 }
+
+// The form of a config write (POST or PUT), or why it is refused before any request: a
+// root-only key over an API token, or nothing to change.
+result<form_params> config_write_form(bool uses_token, const vm_config_update& update) {
+  if (uses_token && update.needs_root()) return refused_root_only();
+  auto p = to_form(update);
+  if (p.empty()) return make_error("invalid_parameter", "no options specified");
+  return p;
+}
 }  // namespace
 
 void client::update_vm_config(const std::string& node, std::uint32_t vmid,
                               const vm_config_update& update, callback<std::optional<upid>> done) {
-  if (impl_->uses_token() && update.needs_root()) {
-    return fail_on_io(impl_->io, std::move(done), refused_root_only());
-  }
-  auto p = to_form(update);
-  if (p.empty()) {
-    return fail_on_io(impl_->io, std::move(done),
-                      make_error("invalid_parameter", "no options specified"));
-  }
-  if (auto wait = answer_wait_seconds(impl_->settings)) p.emplace_back("background_delay", *wait);
+  auto p = config_write_form(impl_->uses_token(), update);
+  if (!p) return fail_on_io(impl_->io, std::move(done), p.error());
+  if (auto wait = answer_wait_seconds(impl_->settings)) p->emplace_back("background_delay", *wait);
   typed<std::optional<upid>>(impl_, "POST", vm_path(node, vmid) + "/config",
-                             "/nodes/{node}/qemu/{vmid}/config", std::move(p), std::move(done),
+                             "/nodes/{node}/qemu/{vmid}/config", std::move(*p), std::move(done),
                              optional_upid);
 }
 
 void client::put_vm_config(const std::string& node, std::uint32_t vmid,
                            const vm_config_update& update, done_callback done) {
-  if (impl_->uses_token() && update.needs_root()) {
-    return fail_on_io(impl_->io, std::move(done), refused_root_only());
-  }
-  auto p = to_form(update);
-  if (p.empty()) {
-    return fail_on_io(impl_->io, std::move(done),
-                      make_error("invalid_parameter", "no options specified"));
-  }
+  auto p = config_write_form(impl_->uses_token(), update);
+  if (!p) return fail_on_io(impl_->io, std::move(done), p.error());
   untyped(impl_, "PUT", vm_path(node, vmid) + "/config", "/nodes/{node}/qemu/{vmid}/config",
-          std::move(p), std::move(done));
+          std::move(*p), std::move(done));
 }
 
 void client::resize_disk(const std::string& node, std::uint32_t vmid, const std::string& disk,
