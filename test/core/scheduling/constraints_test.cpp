@@ -122,14 +122,7 @@ TEST(Determinism, TheSameSnapshotGivesTheSamePlan) {
   for (int i = 0; i < 50; ++i) {
     auto p = make_pod("p" + std::to_string(i), 100 + 37 * (i % 7), 64 + 100 * (i % 5));
     p.labels = {{"app", i % 2 ? "a" : "b"}};
-    p.topology_spread = {{1,
-                          std::string(L::zone),
-                          kp::model::when_unsatisfiable::do_not_schedule,
-                          kp::model::label_selector{{{"app", "a"}}, {}},
-                          std::nullopt,
-                          kp::model::inclusion_policy::honor,
-                          kp::model::inclusion_policy::ignore,
-                          {}}};
+    p.topology_spread = {app_spread(L::zone, "a")};
     s.pods.push_back(p);
   }
   auto a = provision(s);

@@ -86,6 +86,16 @@ inline const pod_error* error_for(const plan& p, std::size_t pod) {
   return nullptr;
 }
 
+// A topology spread of skew 1 over `key` among the pods labelled app=`app`, with Kubernetes'
+// defaults (DoNotSchedule, nodeAffinityPolicy Honor, nodeTaintsPolicy Ignore); a test sets the
+// fields it is about.
+inline model::topology_spread_constraint app_spread(std::string_view key, const std::string& app) {
+  model::topology_spread_constraint c;
+  c.topology_key = std::string(key);
+  c.selector = model::label_selector{{{"app", app}}, {}};
+  return c;
+}
+
 }  // namespace kp::scheduling::test
 
 namespace kp::scheduling::test {

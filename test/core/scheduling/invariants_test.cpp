@@ -13,9 +13,7 @@ namespace {
 using namespace kp::scheduling;
 using namespace kp::scheduling::test;
 namespace L = kp::model::labels;
-using kp::model::inclusion_policy;
 using kp::model::label_selector;
-using kp::model::when_unsatisfiable;
 
 snapshot random_snapshot(unsigned seed, int pods) {
   std::mt19937 rng(seed);
@@ -38,14 +36,7 @@ snapshot random_snapshot(unsigned seed, int pods) {
         // Only spread pods carry a spread-* label, so the skew of their app is checkable.
         app = "spread-" + std::to_string(rng() % 2);
         p.labels = {{"app", app}};
-        p.topology_spread = {{1,
-                              std::string(L::zone),
-                              when_unsatisfiable::do_not_schedule,
-                              label_selector{{{"app", app}}, {}},
-                              std::nullopt,
-                              inclusion_policy::honor,
-                              inclusion_policy::ignore,
-                              {}}};
+        p.topology_spread = {app_spread(L::zone, app)};
         break;
       case 1:
         p.pod_anti_affinity.required = {

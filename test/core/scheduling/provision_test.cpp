@@ -481,14 +481,7 @@ TEST(InFlight, ZonalSpreadDoesNotPinAnInFlightNodeClaimsZone) {
   s.nodeclaims.push_back(unlaunched_two_zone_claim());
   auto pod = make_pod("a", 100, 100);
   pod.labels = {{"app", "web"}};
-  pod.topology_spread = {{1,
-                          std::string(L::zone),
-                          kp::model::when_unsatisfiable::do_not_schedule,
-                          kp::model::label_selector{{{"app", "web"}}, {}},
-                          std::nullopt,
-                          kp::model::inclusion_policy::honor,
-                          kp::model::inclusion_policy::ignore,
-                          {}}};
+  pod.topology_spread = {app_spread(L::zone, "web")};
   s.pods.push_back(pod);
   auto p = provision(s);
   EXPECT_TRUE(p.bindings.empty());
@@ -562,14 +555,7 @@ TEST(EdgeCases, NoInstanceTypesIsExplainedForEveryPod) {
   for (int i = 0; i < 3; ++i) {
     auto pod = make_pod("p" + std::to_string(i), 100, 100);
     pod.labels = {{"app", "x"}};
-    pod.topology_spread = {{1,
-                            std::string(kp::model::labels::zone),
-                            kp::model::when_unsatisfiable::do_not_schedule,
-                            kp::model::label_selector{{{"app", "x"}}, {}},
-                            std::nullopt,
-                            kp::model::inclusion_policy::honor,
-                            kp::model::inclusion_policy::ignore,
-                            {}}};
+    pod.topology_spread = {app_spread(kp::model::labels::zone, "x")};
     s.pods.push_back(pod);
   }
   auto p = provision(s);

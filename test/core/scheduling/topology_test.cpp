@@ -36,14 +36,7 @@ TEST(TopologySpread, ZonalSpreadBalancesAcrossZones) {
   auto s = base_snapshot();
   for (int i = 0; i < 6; ++i) {
     auto p = labelled("w" + std::to_string(i), "web");
-    p.topology_spread = {{1,
-                          std::string(L::zone),
-                          kp::model::when_unsatisfiable::do_not_schedule,
-                          app("web"),
-                          std::nullopt,
-                          kp::model::inclusion_policy::honor,
-                          kp::model::inclusion_policy::ignore,
-                          {}}};
+    p.topology_spread = {app_spread(L::zone, "web")};
     s.pods.push_back(p);
   }
   auto p = provision(s);
@@ -56,14 +49,7 @@ TEST(TopologySpread, HostnameSpreadPutsOnePodPerNode) {
   auto s = base_snapshot();
   for (int i = 0; i < 4; ++i) {
     auto p = labelled("w" + std::to_string(i), "web");
-    p.topology_spread = {{1,
-                          std::string(L::hostname),
-                          kp::model::when_unsatisfiable::do_not_schedule,
-                          app("web"),
-                          std::nullopt,
-                          kp::model::inclusion_policy::honor,
-                          kp::model::inclusion_policy::ignore,
-                          {}}};
+    p.topology_spread = {app_spread(L::hostname, "web")};
     s.pods.push_back(p);
   }
   auto p = provision(s);
@@ -74,14 +60,9 @@ TEST(TopologySpread, MinDomainsAboveTheDomainCountCapsEachZone) {
   auto s = base_snapshot();
   for (int i = 0; i < 5; ++i) {
     auto p = labelled("w" + std::to_string(i), "web");
-    p.topology_spread = {{1,
-                          std::string(L::zone),
-                          kp::model::when_unsatisfiable::do_not_schedule,
-                          app("web"),
-                          5,
-                          kp::model::inclusion_policy::honor,
-                          kp::model::inclusion_policy::ignore,
-                          {}}};
+    auto spread = app_spread(L::zone, "web");
+    spread.min_domains = 5;
+    p.topology_spread = {spread};
     s.pods.push_back(p);
   }
   auto p = provision(s);
@@ -97,14 +78,9 @@ TEST(TopologySpread, NodeAffinityPolicyHonorLimitsDomainsToThePodsOwnSelection) 
     for (int i = 0; i < 4; ++i) {
       auto p = labelled("w" + std::to_string(i), "web");
       p.affinity.required = {{{{std::string(L::zone), op::in, {"z1", "z2"}, std::nullopt}}, {}}};
-      p.topology_spread = {{1,
-                            std::string(L::zone),
-                            kp::model::when_unsatisfiable::do_not_schedule,
-                            app("web"),
-                            std::nullopt,
-                            policy,
-                            kp::model::inclusion_policy::ignore,
-                            {}}};
+      auto spread = app_spread(L::zone, "web");
+      spread.node_affinity_policy = policy;
+      p.topology_spread = {spread};
       s.pods.push_back(p);
     }
     return provision(s);
@@ -127,14 +103,9 @@ TEST(TopologySpread, NodeTaintsPolicyHonorSkipsDomainsOfTaintedPools) {
   s.nodepools.push_back(tainted);
   for (int i = 0; i < 4; ++i) {
     auto p = labelled("w" + std::to_string(i), "web");
-    p.topology_spread = {{1,
-                          std::string(L::zone),
-                          kp::model::when_unsatisfiable::do_not_schedule,
-                          app("web"),
-                          std::nullopt,
-                          kp::model::inclusion_policy::honor,
-                          kp::model::inclusion_policy::honor,
-                          {}}};
+    auto spread = app_spread(L::zone, "web");
+    spread.node_taints_policy = kp::model::inclusion_policy::honor;
+    p.topology_spread = {spread};
     s.pods.push_back(p);
   }
   auto p = provision(s);
@@ -147,14 +118,10 @@ TEST(TopologySpread, ScheduleAnywayIsRelaxedWhenItCannotBeMet) {
   for (int i = 0; i < 4; ++i) {
     auto p = labelled("w" + std::to_string(i), "web");
     p.node_selector = {{std::string(L::zone), "z1"}};
-    p.topology_spread = {{1,
-                          std::string(L::zone),
-                          kp::model::when_unsatisfiable::schedule_anyway,
-                          app("web"),
-                          std::nullopt,
-                          kp::model::inclusion_policy::ignore,
-                          kp::model::inclusion_policy::ignore,
-                          {}}};
+    auto spread = app_spread(L::zone, "web");
+    spread.when = kp::model::when_unsatisfiable::schedule_anyway;
+    spread.node_affinity_policy = kp::model::inclusion_policy::ignore;
+    p.topology_spread = {spread};
     s.pods.push_back(p);
   }
   auto p = provision(s);
@@ -282,14 +249,7 @@ TEST(TopologySpread, PodsAlreadyRunningCountTowardTheirZone) {
   for (int i = 0; i < 4; ++i) {
     auto p = make_pod("w" + std::to_string(i), 100, 100);
     p.labels = {{"app", "web"}};
-    p.topology_spread = {{1,
-                          std::string(L::zone),
-                          kp::model::when_unsatisfiable::do_not_schedule,
-                          kp::model::label_selector{{{"app", "web"}}, {}},
-                          std::nullopt,
-                          kp::model::inclusion_policy::honor,
-                          kp::model::inclusion_policy::ignore,
-                          {}}};
+    p.topology_spread = {app_spread(L::zone, "web")};
     s.pods.push_back(p);
   }
   auto p = provision(s);
