@@ -33,12 +33,9 @@ TEST_F(burst, aBurstOfPendingPodsBecomesRunningOnNewVms) {
   EXPECT_EQ(v.vm_names(), v.nodeclaim_names()) << diagnose();
   EXPECT_EQ(leaks(v), "");
   for (const auto& vm : v.vms) {
-    auto cfg =
-        world->pve_api("GET", "/nodes/" + vm.node + "/qemu/" + std::to_string(vm.vmid) + "/config",
-                       "/nodes/{node}/qemu/{vmid}/config");
-    ASSERT_TRUE(cfg.ok() && cfg->ok());
-    auto body = cfg->json();
-    auto description = body.at("data").as_object().if_contains("description");
+    auto config = pve_vm_config(vm.node, vm.vmid);
+    ASSERT_TRUE(config.ok()) << config.error().message;
+    auto description = config->if_contains("description");
     ASSERT_NE(description, nullptr) << "VM " << vm.vmid << " has no description";
     EXPECT_NE(std::string(description->as_string())
                   .find("karpenter-proxmox: cluster=lab, nodeclaim=" + vm.name),

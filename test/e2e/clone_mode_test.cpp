@@ -14,12 +14,9 @@ class clone_mode : public e2e_test {
   // The scsi0 volume of the one VM the controller made.
   std::string boot_volume() {
     const auto vm = view().vms.at(0);
-    auto r =
-        world->pve_api("GET", "/nodes/" + vm.node + "/qemu/" + std::to_string(vm.vmid) + "/config",
-                       "/nodes/{node}/qemu/{vmid}/config");
-    if (!r.ok() || !r->ok()) return "unreadable";
-    auto body = r->json();
-    std::string disk(body.at("data").at("scsi0").as_string());
+    auto config = pve_vm_config(vm.node, vm.vmid);
+    if (!config.ok()) return "unreadable";
+    std::string disk(config->at("scsi0").as_string());
     return disk.substr(0, disk.find(','));
   }
   void launch_one(const std::string& clone_mode_line) {

@@ -22,13 +22,10 @@ TEST_F(data_disks, aNodeClassWithAnAdditionalDiskGivesItsVmASecond20GDisk) {
       << diagnose();
   const auto vm = view().vms.at(0);
   const auto id = std::to_string(vm.vmid);
-  auto r = world->pve_api("GET", "/nodes/" + vm.node + "/qemu/" + id + "/config",
-                          "/nodes/{node}/qemu/{vmid}/config");
-  ASSERT_TRUE(r.ok() && r->ok()) << (r.ok() ? r->body : r.error().message);
-  auto body = r->json();
-  const auto& config = body.at("data").as_object();
-  ASSERT_TRUE(config.contains("scsi1")) << r->body;
-  std::string disk(config.at("scsi1").as_string());
+  auto config = pve_vm_config(vm.node, vm.vmid);
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  ASSERT_TRUE(config->contains("scsi1")) << boost::json::serialize(*config);
+  std::string disk(config->at("scsi1").as_string());
   EXPECT_EQ(disk.rfind("local-lvm:vm-" + id + "-disk-", 0), 0u) << disk;
   EXPECT_NE(disk.find("size=20G"), std::string::npos) << disk;
   EXPECT_EQ(pve_requests("POST /nodes/{node}/qemu/{vmid}/config"), 1)

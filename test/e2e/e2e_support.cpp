@@ -317,10 +317,20 @@ void e2e_test::pve_wait_task(const std::string& node, const std::string& upid) {
 }
 
 std::string e2e_test::pve_config_digest(const std::string& node, int vmid) {
+  auto config = pve_vm_config(node, vmid);
+  if (!config.ok()) return "gone";
+  return std::string(config->at("digest").as_string());
+}
+
+result<json::object> e2e_test::pve_vm_config(const std::string& node, int vmid) {
   auto r = world->pve_api("GET", "/nodes/" + node + "/qemu/" + std::to_string(vmid) + "/config",
                           "/nodes/{node}/qemu/{vmid}/config");
-  if (!r.ok() || !r->ok()) return "gone";
-  return std::string(r->json().at("data").at("digest").as_string());
+  if (!r.ok()) return r.error();
+  if (!r->ok()) return make_error("http", "HTTP " + std::to_string(r->status) + ": " + r->body);
+  auto body = r->json();
+  const auto* data = body.is_object() ? body.as_object().if_contains("data") : nullptr;
+  if (data == nullptr || !data->is_object()) return make_error("reply", "no config: " + r->body);
+  return data->as_object();
 }
 
 long e2e_test::pve_requests(const std::string& key) {

@@ -109,6 +109,9 @@ class e2e_test : public ::testing::Test {
                 const std::string& templated_path, const std::string& body = "");
   void pve_wait_task(const std::string& node, const std::string& upid);
   std::string pve_config_digest(const std::string& node, int vmid);
+  // A VM's config as Proxmox returns it (the reply's `data`); an error saying why when it cannot
+  // be read.
+  result<boost::json::object> pve_vm_config(const std::string& node, int vmid);
   // Requests pve-sim answered by "METHOD templated-path", the lab's own subtracted.
   long pve_requests(const std::string& key);
   // Requests each simulator answered since it started, GETs or all the others (the writes);

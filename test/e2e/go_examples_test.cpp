@@ -189,8 +189,7 @@ class go_examples : public e2e_test {
             for (const auto& e :
                  fs::recursive_directory_iterator(world->work_dir() + "/pve-data")) {
               auto iso_name = ownership::parse_iso_name(e.path().filename().string());
-              if (iso_name && iso_name->vmid == static_cast<std::uint32_t>(vm.vmid))
-                iso = e.path();
+              if (iso_name && iso_name->vmid == static_cast<std::uint32_t>(vm.vmid)) iso = e.path();
             }
             if (iso.empty()) return false;
             out.user_data = output_of("isoinfo -R -x /user-data -i '" + iso.string() + "'");
@@ -203,15 +202,9 @@ class go_examples : public e2e_test {
         60s);
     EXPECT_TRUE(found) << "no VM with a cloud-init ISO for NodePool " << name << diagnose();
     if (!found) return out;
-    auto reply = world->pve_api(
-        "GET", "/nodes/" + out.vm.node + "/qemu/" + std::to_string(out.vm.vmid) + "/config",
-        "/nodes/{node}/qemu/{vmid}/config");
-    EXPECT_TRUE(reply.ok() && reply->ok());
-    if (reply.ok()) {
-      auto body = reply->json();
-      if (auto* data = body.is_object() ? body.as_object().if_contains("data") : nullptr)
-        out.config = *data;
-    }
+    auto config = pve_vm_config(out.vm.node, out.vm.vmid);
+    EXPECT_TRUE(config.ok()) << config.error().message;
+    if (config.ok()) out.config = *config;
     return out;
   }
 

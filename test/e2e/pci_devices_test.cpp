@@ -33,12 +33,9 @@ class pci_devices : public e2e_test {
   // The hostpciN values of a VM's config.
   std::map<std::string, std::string> hostpci_of(const lab::vm_entry& vm) {
     std::map<std::string, std::string> out;
-    const auto id = std::to_string(vm.vmid);
-    auto r = world->pve_api("GET", "/nodes/" + vm.node + "/qemu/" + id + "/config",
-                            "/nodes/{node}/qemu/{vmid}/config");
-    if (!r.ok() || !r->ok()) return out;
-    auto body = r->json();
-    for (const auto& [key, value] : body.at("data").as_object())
+    auto config = pve_vm_config(vm.node, vm.vmid);
+    if (!config.ok()) return out;
+    for (const auto& [key, value] : *config)
       if (key.starts_with("hostpci") && value.is_string())
         out[std::string(key)] = std::string(value.as_string());
     return out;

@@ -104,15 +104,11 @@ TEST_F(right_sized, aPodOfThreeCpusAndFiveGiGetsAnF1NodeClaimOfAtMostFourVcpusAn
 
   // The VM has that size.
   const auto vm = view().vms.at(0);
-  auto r =
-      world->pve_api("GET", "/nodes/" + vm.node + "/qemu/" + std::to_string(vm.vmid) + "/config",
-                     "/nodes/{node}/qemu/{vmid}/config");
-  ASSERT_TRUE(r.ok() && r->ok()) << (r.ok() ? r->body : r.error().message);
-  auto body = r->json();
-  const auto& config = body.at("data").as_object();
-  const std::int64_t sockets = std::max<std::int64_t>(1, number_in(config, "sockets"));
-  EXPECT_EQ(sockets * number_in(config, "cores"), vcpus) << r->body;
-  EXPECT_EQ(number_in(config, "memory"), mib) << r->body;
+  auto config = pve_vm_config(vm.node, vm.vmid);
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  const std::int64_t sockets = std::max<std::int64_t>(1, number_in(*config, "sockets"));
+  EXPECT_EQ(sockets * number_in(*config, "cores"), vcpus) << boost::json::serialize(*config);
+  EXPECT_EQ(number_in(*config, "memory"), mib) << boost::json::serialize(*config);
   EXPECT_EQ(settled_leaks(), "");
 }
 
