@@ -1,5 +1,6 @@
 #include "test/support/pve_sim_process.hpp"
 
+#include <boost/json.hpp>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -58,6 +59,20 @@ transport::client_options pve_sim_process::transport_options() const {
   transport::client_options o;
   o.ca_pem = ca_pem_;
   return o;
+}
+
+result<std::map<std::string, std::int64_t>> request_counts(std::string_view stats_body) {
+  boost::system::error_code ec;
+  auto v = boost::json::parse(stats_body, ec);
+  const auto* requests = !ec && v.is_object() ? v.as_object().if_contains("requests") : nullptr;
+  if (requests == nullptr || !requests->is_array())
+    return make_error("protocol", "pve-sim stats without requests: " + std::string(stats_body));
+  std::map<std::string, std::int64_t> out;
+  for (const auto& e : requests->as_array()) {
+    out[std::string(e.at("method").as_string()) + " " + std::string(e.at("path").as_string())] +=
+        e.at("count").to_number<std::int64_t>();
+  }
+  return out;
 }
 
 pve_sim_process::~pve_sim_process() {

@@ -2,9 +2,12 @@
 // pve-sim as a child process for integration tests: started on a free loopback port with its CA
 // written to a private directory; stopped (SIGTERM) and cleaned up when the object goes. It also
 // knows how a client reaches it, so fixtures do not rebuild those settings by hand.
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/result.hpp"
@@ -50,5 +53,9 @@ class pve_sim_process {
   std::string url_;
   std::string ca_pem_;
 };
+
+// The requests pve-sim answered, per "METHOD templated-path", from the body of its
+// GET /sim/v1/stats; an error when the body is not that.
+result<std::map<std::string, std::int64_t>> request_counts(std::string_view stats_body);
 
 }  // namespace kp::test

@@ -317,12 +317,9 @@ class NodeClaimSims : public ::testing::Test {
     auto r = sim_call("GET", "/sim/v1/stats");
     EXPECT_TRUE(r.ok());
     if (!r.ok()) return out;
-    auto v = boost::json::parse(r->body);
-    for (const auto& e : v.at("requests").as_array()) {
-      out[std::string(e.at("method").as_string()) + " " + std::string(e.at("path").as_string())] +=
-          e.at("count").to_number<std::int64_t>();
-    }
-    return out;
+    auto counts = kp::test::request_counts(r->body);
+    EXPECT_TRUE(counts.ok()) << counts.error().message;
+    return counts.ok() ? *counts : out;
   }
 
   double counter(const std::string& name) {

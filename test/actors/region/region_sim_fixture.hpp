@@ -241,13 +241,9 @@ class RegionActorSim : public ::testing::Test {
     auto r = sim_call("GET", "/sim/v1/stats");
     EXPECT_TRUE(r.ok());
     if (!r.ok()) return out;
-    auto v = boost::json::parse(r->body);
-    for (const auto& e : v.at("requests").as_array()) {
-      auto key =
-          std::string(e.at("method").as_string()) + " " + std::string(e.at("path").as_string());
-      out[key] += e.at("count").to_number<std::int64_t>();
-    }
-    return out;
+    auto counts = kp::test::request_counts(r->body);
+    EXPECT_TRUE(counts.ok()) << counts.error().message;
+    return counts.ok() ? *counts : out;
   }
   // Writes made for VM creation (GETs are inventory refreshes and task polls).
   static std::int64_t writes(const std::map<std::string, std::int64_t>& s) {

@@ -321,17 +321,10 @@ class TemplateBuilderSims : public ::testing::Test {
     auto r = kp::sim::kube::testing::run_command(
         {curl_, "-sS", "--cacert", ca_file_, pve_.url() + "/sim/v1/stats"}, {}, "", 10s);
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    std::int64_t count = 0;
-    boost::system::error_code ec;
-    auto v = boost::json::parse(r.out, ec);
-    if (ec || !v.is_object()) return -1;
-    for (const auto& e : v.as_object().at("requests").as_array()) {
-      const auto& o = e.as_object();
-      if (o.at("method").as_string() == method && o.at("path").as_string() == path) {
-        count += o.at("count").to_number<std::int64_t>();
-      }
-    }
-    return count;
+    auto counts = kp::test::request_counts(r.out);
+    if (!counts.ok()) return -1;
+    auto it = counts->find(method + " " + path);
+    return it == counts->end() ? 0 : it->second;
   }
 
   // Waits until the actor has begun `n` more passes than now; passes never overlap, so every
