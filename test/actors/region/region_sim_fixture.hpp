@@ -28,6 +28,7 @@
 #include "protocol/transport/http_client.hpp"
 #include "protocol/transport/io_runtime.hpp"
 #include "test/actors/launch_requests.hpp"
+#include "test/support/await_completion.hpp"
 #include "test/support/pve_sim_process.hpp"
 
 namespace kp::actors::region::sim_fixture {
@@ -44,11 +45,7 @@ inline std::string sim_binary() {
 
 template <class T, class Start>
 result<T> await(Start start) {
-  auto done = std::make_shared<std::promise<result<T>>>();
-  auto future = done->get_future();
-  start([done](result<T> r) { done->set_value(std::move(r)); });
-  if (future.wait_for(30s) != std::future_status::ready) return make_error("test_timeout", "");
-  return future.get();
+  return kp::test_support::await_completion<T>(std::move(start), 30s);
 }
 
 class RegionActorSim : public ::testing::Test {

@@ -46,6 +46,7 @@
 #include "protocol/proxmox/client.hpp"
 #include "protocol/transport/io_runtime.hpp"
 #include "test/sim/kube/kube_sim_process.hpp"
+#include "test/support/await_completion.hpp"
 #include "test/support/pve_sim_process.hpp"
 
 namespace kp::actors {
@@ -116,11 +117,7 @@ std::string on_path(const std::string& program) {
 
 template <class T>
 result<T> await(const std::function<void(std::function<void(result<T>)>)>& start) {
-  auto done = std::make_shared<std::promise<result<T>>>();
-  auto future = done->get_future();
-  start([done](result<T> r) { done->set_value(std::move(r)); });
-  if (future.wait_for(20s) != std::future_status::ready) return make_error("test_timeout", "");
-  return future.get();
+  return kp::test_support::await_completion<T>(start, 20s);
 }
 
 const kube::condition* condition_of(const kube::proxmox_template& t, const std::string& type) {

@@ -26,6 +26,7 @@
 #include "protocol/region_messages.hpp"
 #include "protocol/transport/io_runtime.hpp"
 #include "test/sim/kube/kube_sim_process.hpp"
+#include "test/support/await_completion.hpp"
 #include "test/support/pve_sim_process.hpp"
 
 namespace kp::test {
@@ -33,13 +34,7 @@ namespace kp::test {
 // Runs `start(callback)` and waits (bounded) for the callback's value.
 template <class T, class Start>
 result<T> await_result(Start start, std::chrono::seconds limit = std::chrono::seconds(30)) {
-  auto done = std::make_shared<std::promise<result<T>>>();
-  auto future = done->get_future();
-  start([done](result<T> r) { done->set_value(std::move(r)); });
-  if (future.wait_for(limit) != std::future_status::ready) {
-    return make_error("test_timeout", "no answer in time");
-  }
-  return future.get();
+  return test_support::await_completion<T>(std::move(start), limit);
 }
 
 class sim_world : public ::testing::Test {

@@ -12,6 +12,7 @@
 
 #include "protocol/transport/http_server.hpp"
 #include "protocol/transport/io_runtime.hpp"
+#include "test/support/await_completion.hpp"
 
 namespace kp::proxmox {
 namespace {
@@ -120,13 +121,7 @@ class fake_proxmox {
 // Starts one call and waits (on a future, with a deadline) for its single completion.
 template <class T, class Start>
 result<T> await(Start start) {
-  auto done = std::make_shared<std::promise<result<T>>>();
-  auto future = done->get_future();
-  start([done](result<T> r) { done->set_value(std::move(r)); });
-  if (future.wait_for(10s) != std::future_status::ready) {
-    return make_error("test_timeout", "no completion within 10 s");
-  }
-  return future.get();
+  return kp::test_support::await_completion<T>(std::move(start), 10s);
 }
 
 template <class Start>

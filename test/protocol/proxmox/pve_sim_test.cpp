@@ -21,6 +21,7 @@
 #include "protocol/proxmox/client.hpp"
 #include "protocol/transport/http_client.hpp"
 #include "protocol/transport/io_runtime.hpp"
+#include "test/support/await_completion.hpp"
 #include "test/support/pve_sim_process.hpp"
 
 namespace kp::proxmox {
@@ -33,13 +34,7 @@ using kp::test::pve_sim_process;
 
 template <class T, class Start>
 result<T> await(Start start, std::chrono::seconds limit = 30s) {
-  auto done = std::make_shared<std::promise<result<T>>>();
-  auto future = done->get_future();
-  start([done](result<T> r) { done->set_value(std::move(r)); });
-  if (future.wait_for(limit) != std::future_status::ready) {
-    return make_error("test_timeout", "no completion in time");
-  }
-  return future.get();
+  return kp::test_support::await_completion<T>(std::move(start), limit);
 }
 
 template <class Start>
