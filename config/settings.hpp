@@ -114,6 +114,8 @@ struct settings {
   // The first poll of a task waits for its type's typical duration on its host, within these.
   duration proxmox_task_first_poll_floor = 20ms;
   duration proxmox_task_first_poll_cap = 10s;
+  // Task waits share one GET /cluster/tasks read per poll round.
+  bool proxmox_cluster_task_list = true;
   // Config writes and volume deletes ask Proxmox to answer once their task ended (up to this).
   duration proxmox_task_answer_wait = 5s;
   duration proxmox_template_config_max_age = 5min;  // a template's mark serves this long

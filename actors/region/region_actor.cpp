@@ -1,7 +1,7 @@
 // The region actor's behaviour: each message goes to the concept that handles it (inventory,
-// launch, delete, ISO, sync, templates), plus the plumbing they share (continuations, task waits
-// on the actor clock). Launches, deletes and every other Proxmox operation each hold one credit
-// of the window for their whole sequence.
+// launch, delete, ISO, sync, templates, task waits), plus the plumbing they share (continuations
+// and timers on the actor clock). Launches, deletes and every other Proxmox operation each hold one
+// credit of the window for their whole sequence.
 #include "actors/region/region_actor.hpp"
 
 #include <algorithm>
@@ -13,7 +13,6 @@
 #include "actors/failure_boundary.hpp"
 #include "actors/region/region_state.hpp"
 #include "protocol/provider_id.hpp"
-#include "protocol/proxmox/api_error.hpp"
 
 namespace kp::actors::region {
 
@@ -77,93 +76,6 @@ bool is_gone(const kp::error& e) {
 
 void note_in_flight(region_state& st) {
   st.peak_in_flight = std::max(st.peak_in_flight, st.window->in_flight());
-}
-
-// --- task waits on the actor clock -----------------------------------------------------------
-
-namespace {
-
-struct task_wait {
-  proxmox::upid task;
-  proxmox::task_wait_options options;
-  caf::actor_clock::time_point started;
-  std::optional<std::chrono::milliseconds> last_running;  // since `started`, for task_timing
-  caf::actor_clock::time_point deadline;
-  std::chrono::milliseconds interval;
-  std::function<void(status)> done;
-  std::optional<kp::error> last_error;
-};
-
-void poll_task(self_ptr self, std::shared_ptr<task_wait> w) {
-  self->state.api->task_status(
-      w->task, bounce<proxmox::task_status>(self, [self, w](result<proxmox::task_status> r) {
-        auto since_start =
-            std::chrono::duration_cast<std::chrono::milliseconds>(self->clock().now() - w->started);
-        if (r) {
-          if (r->succeeded()) {
-            self->state.timing.observe(w->task.type, w->task.node, w->last_running, since_start);
-            return w->done({});
-          }
-          if (!r->running()) {
-            return w->done(make_error(
-                "task_failed",
-                "task " + r->type + (r->id.empty() ? "" : " " + r->id) + " on " + r->node +
-                    " failed: " + (r->exitstatus.empty() ? "unknown status" : r->exitstatus)));
-          }
-          w->last_error.reset();
-          w->last_running = since_start;
-        } else if (!proxmox::is_transient(r.error())) {
-          return w->done(r.error());
-        } else {
-          w->last_error = r.error();
-        }
-        auto now = self->clock().now();
-        if (now >= w->deadline) {
-          std::string why = "task " + w->task.type + " still running when the deadline of " +
-                            std::to_string(w->options.timeout.count()) + " ms passed";
-          if (w->last_error) {
-            why += " (last poll: " + w->last_error->code + ": " + w->last_error->message + ")";
-          }
-          return w->done(make_error("timeout", why));
-        }
-        auto wait = std::min(
-            w->interval, std::chrono::duration_cast<std::chrono::milliseconds>(w->deadline - now));
-        auto next = std::chrono::milliseconds(static_cast<std::int64_t>(
-            static_cast<double>(w->interval.count()) * w->options.multiplier));
-        w->interval = std::clamp(next, std::chrono::milliseconds(1),
-                                 std::max(w->options.max_interval, std::chrono::milliseconds(1)));
-        after(self, wait, [self, w] { poll_task(self, w); });
-      }));
-}
-
-}  // namespace
-
-void wait_task(self_ptr self, const proxmox::upid& task, proxmox::task_wait_options wait,
-               std::function<void(status)> done) {
-  auto w = std::make_shared<task_wait>();
-  w->task = task;
-  w->options = wait;
-  w->started = self->clock().now();
-  w->deadline = w->started + wait.timeout;
-  w->interval = std::max(wait.initial_interval, std::chrono::milliseconds(1));
-  w->done = std::move(done);
-  // The first poll when a task of this kind usually ends there (at once while none ended yet).
-  auto first = std::min(self->state.timing.first_poll(task.type, task.node), wait.timeout);
-  if (first.count() <= 0) return poll_task(self, std::move(w));
-  after(self, first, [self, w] { poll_task(self, w); });
-}
-
-void wait_optional_task(self_ptr self, result<std::optional<proxmox::upid>> task,
-                        proxmox::task_wait_options wait, std::function<void(status)> done) {
-  if (!task) return done(task.error());
-  if (!*task) return done({});
-  wait_task(self, **task, wait, std::move(done));
-}
-
-void wait_started_task(self_ptr self, result<proxmox::upid> task, proxmox::task_wait_options wait,
-                       std::function<void(status)> done) {
-  if (!task) return done(task.error());
-  wait_task(self, *task, wait, std::move(done));
 }
 
 // --- behaviour -------------------------------------------------------------------------------

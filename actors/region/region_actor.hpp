@@ -43,6 +43,10 @@ struct region_settings {
   // task of that kind ended yet. PROXMOX_TASK_FIRST_POLL_FLOOR / _CAP.
   std::chrono::milliseconds task_first_poll_floor{20};
   std::chrono::milliseconds task_first_poll_cap{std::chrono::seconds(10)};
+  // Task waits look at their tasks through one GET /cluster/tasks read per poll round, shared by
+  // every wait of the region; a task it does not list is polled on its own. False: every wait
+  // polls its own task. PROXMOX_CLUSTER_TASK_LIST.
+  bool cluster_task_list = true;
   // A template's config (its mark) read this recently serves the template observation without
   // another read; host facts (node status: CPU topology; network: bridges) are read again at
   // the first refresh after this age, and at once after a failed read.

@@ -46,6 +46,7 @@ region_settings region_settings_from(const config::settings& s,
       std::chrono::duration_cast<std::chrono::milliseconds>(s.proxmox_task_first_poll_floor);
   r.task_first_poll_cap =
       std::chrono::duration_cast<std::chrono::milliseconds>(s.proxmox_task_first_poll_cap);
+  r.cluster_task_list = s.proxmox_cluster_task_list;
   r.template_config_max_age =
       std::chrono::duration_cast<std::chrono::milliseconds>(s.proxmox_template_config_max_age);
   r.host_facts_max_age =

@@ -90,6 +90,8 @@ struct launch_op {
   int faults = 0;
 };
 
+struct task_wait;  // task_waits.cpp
+
 struct region_metrics {
   prometheus::Family<prometheus::Counter>* refusals = nullptr;
   prometheus::Family<prometheus::Counter>* unknown = nullptr;
@@ -151,6 +153,12 @@ struct region_state {
   std::map<std::string, std::string> unusable_hosts;  // host -> why its topology is unknown
   std::map<std::string, std::string> topology_warnings;
   region_metrics metrics;
+  // Task waits under way by UPID, and those due for the next GET /cluster/tasks read
+  // (task_waits.cpp); the read is off for good once Proxmox refused it.
+  std::map<std::string, std::weak_ptr<task_wait>> task_waits;
+  std::vector<std::shared_ptr<task_wait>> due_task_waits;
+  bool task_list_in_flight = false;
+  bool task_list_usable = true;
   // Typical task durations by type and host: where a task wait's first poll goes.
   task_timing timing{std::chrono::milliseconds(20), std::chrono::seconds(10)};
   obs::logger log{"region"};
@@ -230,9 +238,12 @@ proxmox::callback<T> bounce_refresh(self_ptr self, std::function<void(result<T>)
 // Runs `f` inside the actor after `delay` on the actor clock.
 void after(self_ptr self, std::chrono::milliseconds delay, std::function<void()> f);
 
-// Polls the task until it stops or the wait's timeout passes (first at once, then from
-// initial_interval growing by the multiplier up to max_interval), on the actor clock. `done`
-// gets "task_failed" (the task's exit status), "timeout", or a poll error that is not transient.
+// Waits until the task stops or the wait's timeout passes, on the actor clock (task_waits.cpp):
+// looks at it first after its type's learnt duration (at once while none is learnt), then from
+// initial_interval growing by the multiplier up to max_interval. With cfg.cluster_task_list a
+// look is one shared GET /cluster/tasks read per round (a task it leaves out reads its own
+// status). `done` gets "task_failed" (the task's exit status), "timeout", or a poll error that
+// is not transient.
 void wait_task(self_ptr self, const proxmox::upid& task, proxmox::task_wait_options wait,
                std::function<void(status)> done);
 // The same for calls that may finish inline (no task) or fail before one started.

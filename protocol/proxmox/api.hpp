@@ -90,6 +90,10 @@ class api {
 
   // --- tasks
   virtual void task_status(const upid& task, callback<kp::proxmox::task_status> done) = 0;
+  // GET /cluster/tasks: every node's running tasks and its most recent finished ones (Proxmox
+  // keeps at most 25 finished per node there), as task statuses: "running", or "stopped" with
+  // the exit status. A task missing from it may still exist: ask task_status.
+  virtual void cluster_tasks(callback<std::vector<kp::proxmox::task_status>> done) = 0;
 };
 
 }  // namespace kp::proxmox

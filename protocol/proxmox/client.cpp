@@ -642,6 +642,11 @@ void client::task_status(const upid& task, callback<kp::proxmox::task_status> do
       "/nodes/{node}/tasks/{upid}/status", {}, std::move(done), decode_task_status);
 }
 
+void client::cluster_tasks(callback<std::vector<kp::proxmox::task_status>> done) {
+  typed<std::vector<kp::proxmox::task_status>>(impl_, "GET", "/cluster/tasks", "/cluster/tasks", {},
+                                               std::move(done), decode_cluster_tasks);
+}
+
 void client::wait_task(const upid& task, task_wait_options options,
                        callback<kp::proxmox::task_status> done) {
   std::weak_ptr<impl> weak = impl_;

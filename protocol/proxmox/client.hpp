@@ -148,6 +148,7 @@ class client final : public api {
 
   // --- tasks
   void task_status(const upid& task, callback<kp::proxmox::task_status> done) override;
+  void cluster_tasks(callback<std::vector<kp::proxmox::task_status>> done) override;
   // Polls with backoff until the task stops or the deadline passes (task_waiter.hpp).
   void wait_task(const upid& task, task_wait_options options,
                  callback<kp::proxmox::task_status> done);

@@ -10,7 +10,7 @@ namespace kp::proxmox {
 
 namespace {
 
-constexpr std::array<call_privileges, 43> table{{
+constexpr std::array<call_privileges, 44> table{{
     // --- reads that decide everything else
     {"version", "GET", "/version", "", "", "client only: any user may read the version", false},
     {"cluster_resources", "GET", "/cluster/resources", "/",
@@ -28,6 +28,9 @@ constexpr std::array<call_privileges, 43> table{{
      "client only: VMIDs come from the region's allocator over /cluster/resources", false},
     {"task_status", "GET", "/nodes/{node}/tasks/{upid}/status", "/nodes/{node}", "Sys.Audit",
      "own tasks need nothing; Sys.Audit covers tasks a restart left behind"},
+    {"cluster_tasks", "GET", "/cluster/tasks", "/", "Sys.Audit",
+     "one read answers every task wait of the region; without Sys.Audit on / Proxmox lists only "
+     "tasks of the caller's own user, and each wait then reads its own task's status"},
     // --- VMs
     {"vm_config", "GET", "/nodes/{node}/qemu/{vmid}/config", "/vms/{vmid}", "VM.Audit",
      "the ownership mark, tags, pool and drives before every change"},

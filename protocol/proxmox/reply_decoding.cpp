@@ -374,4 +374,28 @@ result<task_status> decode_task_status(const json::value& data) {
   return t;
 }
 
+result<std::vector<task_status>> decode_cluster_tasks(const json::value& data) {
+  if (!data.is_array()) return invalid("cluster task list is not a JSON array");
+  std::vector<task_status> out;
+  out.reserve(data.as_array().size());
+  for (const auto& item : data.as_array()) {
+    if (!item.is_object()) return invalid("cluster task list has an entry that is not an object");
+    const json::object& o = item.as_object();
+    task_status t;
+    t.upid = text(o, "upid");
+    if (t.upid.empty()) continue;
+    t.node = text(o, "node");
+    t.type = text(o, "type");
+    t.id = text(o, "id");
+    t.user = text(o, "user");
+    if (auto tokenid = text(o, "tokenid"); !tokenid.empty()) t.user += "!" + tokenid;
+    // Finished tasks carry their end time and, as `status`, what the task log's last line says.
+    const bool ended = number(o.if_contains("endtime")).value_or(0) > 0;
+    t.status = ended ? "stopped" : "running";
+    if (ended) t.exitstatus = text(o, "status");
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
 }  // namespace kp::proxmox

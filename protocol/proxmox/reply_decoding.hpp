@@ -38,5 +38,8 @@ result<pool_info> decode_pool(const boost::json::value& data);
 result<int> decode_exec_pid(const boost::json::value& data);
 result<agent_exec_status> decode_exec_status(const boost::json::value& data);
 result<task_status> decode_task_status(const boost::json::value& data);
+// GET /cluster/tasks: an entry without endtime is running; one with it stopped, its `status`
+// being the exit status. Entries without a UPID are left out (the list answers what it names).
+result<std::vector<task_status>> decode_cluster_tasks(const boost::json::value& data);
 
 }  // namespace kp::proxmox

@@ -2,8 +2,10 @@
 // "no such task".
 #include "sim/pve/task_board.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <exception>
+#include <set>
 
 #include "sim/pve/api_router.hpp"
 #include "sim/pve/number_text.hpp"
@@ -156,6 +158,7 @@ const task_state* task_board::find(const std::string& upid) const {
 }
 
 void task_board::add_routes(api_router& router) {
+  router.add("GET", "/cluster/tasks", [this](api_call& c) { return cluster_list(c); });
   router.add("GET", "/nodes/{node}/tasks", [this](api_call& c) { return list(c); });
   router.add("GET", "/nodes/{node}/tasks/{upid}/status",
              [this](api_call& c) { return status_of(c); });
@@ -201,6 +204,53 @@ api_reply task_board::list(api_call& c) {
   auto r = api_reply::ok(page);
   r.total = static_cast<std::int64_t>(all.size());
   return r;
+}
+
+// What each node broadcasts to the cluster (pve-common RESTEnvironment::active_workers at every
+// worker start and end, pve-cluster broadcast_tasklist): its running tasks, then its most recent
+// finished ones up to 25 in all (fewer while more run), newest first, the oldest dropped until
+// the node's list serialises under 32 KiB. A token's tasks name the user and the tokenid apart.
+api_reply task_board::cluster_list(api_call&) {
+  constexpr std::size_t max_finished = 25;
+  constexpr std::size_t max_bytes = 32 * 1024;
+  std::map<std::string, std::vector<const task_state*>> running, finished;
+  for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+    const auto& t = tasks_.at(*it);
+    (t.running ? running : finished)[t.node].push_back(&t);
+  }
+  for (auto& [node, list] : finished) {
+    std::stable_sort(list.begin(), list.end(), [](const task_state* a, const task_state* b) {
+      return a->starttime > b->starttime;
+    });
+  }
+  std::set<std::string> nodes;
+  for (const auto& [node, list] : running) nodes.insert(node);
+  for (const auto& [node, list] : finished) nodes.insert(node);
+  json::array out;
+  for (const auto& node : nodes) {
+    json::array list;
+    for (const auto* t : running[node]) {
+      json::object o{{"upid", t->upid}, {"node", t->node},           {"pid", t->pid},
+                     {"type", t->type}, {"starttime", t->starttime}, {"id", t->id},
+                     {"user", t->user}};
+      if (!t->tokenid.empty()) o["tokenid"] = t->tokenid;
+      list.push_back(std::move(o));
+    }
+    const auto& done = finished[node];
+    const std::size_t room = max_finished > list.size() ? max_finished - list.size() : 0;
+    for (std::size_t i = 0; i < done.size() && i < room; ++i) {
+      const auto* t = done[i];
+      json::object o{
+          {"upid", t->upid},       {"node", t->node},         {"type", t->type},
+          {"id", t->id},           {"user", t->user},         {"starttime", t->starttime},
+          {"endtime", t->endtime}, {"status", t->exitstatus}, {"saved", "1"}};
+      if (!t->tokenid.empty()) o["tokenid"] = t->tokenid;
+      list.push_back(std::move(o));
+    }
+    while (!list.empty() && json::serialize(list).size() >= max_bytes) list.pop_back();
+    for (auto& o : list) out.push_back(std::move(o));
+  }
+  return api_reply::ok(out);
 }
 
 api_reply task_board::status_of(api_call& c) {

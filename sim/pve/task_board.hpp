@@ -1,7 +1,8 @@
 #pragma once
 // Internal to sim/pve: Proxmox's asynchronous tasks (workers with a UPID) and the task API
-// (list, status, log, stop). A task's work runs once its duration has passed; it ends OK, or
-// with the error its work returns or throws, or with an injected failure.
+// (the cluster-wide list, a node's list, status, log, stop). A task's work runs once its duration
+// has passed; it ends OK, or with the error its work returns or throws, or with an injected
+// failure.
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -67,6 +68,7 @@ class task_board {
                    const api_identity& who, std::function<void()> on_abort);
   void finish(const std::string& upid, std::function<status()>& work);
   result<task_state*> task_of(api_call& c);
+  api_reply cluster_list(api_call& c);
   api_reply list(api_call& c);
   api_reply status_of(api_call& c);
   api_reply log_of(api_call& c);

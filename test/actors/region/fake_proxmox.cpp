@@ -78,9 +78,18 @@ int fake_proxmox::writes() const {
 int fake_proxmox::reads() const {
   int n = 0;
   for (const auto& [method, count] : calls) {
-    if (write_methods.count(method) == 0 && method != "task_status") n += count;
+    if (write_methods.count(method) == 0 && method != "task_status" && method != "cluster_tasks")
+      n += count;
   }
   return n;
+}
+
+int fake_proxmox::task_reads() const {
+  auto count = [&](const char* method) {
+    auto it = calls.find(method);
+    return it == calls.end() ? 0 : it->second;
+  };
+  return count("task_status") + count("cluster_tasks");
 }
 
 void fake_proxmox::fail_next(const std::string& method, kp::error e, std::uint32_t vmid,
@@ -135,6 +144,7 @@ proxmox::upid fake_proxmox::start_task(const std::string& node, const std::strin
   auto outcome = task_outcomes.count(type) ? task_outcomes[type] : task_outcome::ok;
   auto running = task_running_polls.count(type) ? task_running_polls[type] : 0;
   tasks_[u.text] = {u, outcome, std::move(effect), running, std::nullopt};
+  task_order_.push_back(u.text);
   if (auto d = task_durations.find(type); d != task_durations.end() && clock) {
     tasks_[u.text].ends_at = clock() + d->second;
   }
@@ -295,6 +305,38 @@ void fake_proxmox::firewall_rules(const std::string& node, std::uint32_t vmid,
   done(rules);
 }
 
+proxmox::task_status fake_proxmox::look_at(task& t) {
+  proxmox::task_status s;
+  s.upid = t.id.text;
+  s.node = t.id.node;
+  s.type = t.id.type;
+  s.id = t.id.id;
+  s.status = "running";
+  if (t.running_polls > 0) {
+    --t.running_polls;
+    return s;
+  }
+  switch (t.outcome) {
+    case task_outcome::never_ends:
+      return s;
+    case task_outcome::fail:
+      s.status = "stopped";
+      s.exitstatus = "injected task failure";
+      return s;
+    case task_outcome::ok:
+      break;
+  }
+  if (t.ends_at && clock() < *t.ends_at) return s;
+  if (t.effect) {
+    auto effect = std::move(t.effect);
+    t.effect = nullptr;
+    effect();
+  }
+  s.status = "stopped";
+  s.exitstatus = "OK";
+  return s;
+}
+
 void fake_proxmox::task_status(const proxmox::upid& id,
                                proxmox::callback<proxmox::task_status> done) {
   bool hang = false;
@@ -302,39 +344,24 @@ void fake_proxmox::task_status(const proxmox::upid& id,
   if (hang) return;
   auto it = tasks_.find(id.text);
   if (it == tasks_.end()) return done(make_error("not_found", "no such task"));
-  proxmox::task_status s;
-  s.upid = id.text;
-  s.node = id.node;
-  s.type = id.type;
-  s.id = id.id;
-  if (it->second.running_polls > 0) {
-    --it->second.running_polls;
-    s.status = "running";
-    return done(s);
+  done(look_at(it->second));
+}
+
+void fake_proxmox::cluster_tasks(proxmox::callback<std::vector<proxmox::task_status>> done) {
+  bool hang = false;
+  if (auto e = enter("cluster_tasks", "", 0, &hang)) return done(*e);
+  if (hang) return;
+  // Newest first; per host every running task and its 25 most recent finished ones.
+  std::vector<proxmox::task_status> out;
+  std::map<std::string, int> finished;
+  for (auto it = task_order_.rbegin(); it != task_order_.rend(); ++it) {
+    auto& t = tasks_.at(*it);
+    if (unlisted_task_types.count(t.id.type) != 0) continue;
+    auto s = look_at(t);
+    if (!s.running() && ++finished[s.node] > 25) continue;
+    out.push_back(std::move(s));
   }
-  switch (it->second.outcome) {
-    case task_outcome::never_ends:
-      s.status = "running";
-      return done(s);
-    case task_outcome::fail:
-      s.status = "stopped";
-      s.exitstatus = "injected task failure";
-      return done(s);
-    case task_outcome::ok:
-      break;
-  }
-  if (it->second.ends_at && clock() < *it->second.ends_at) {
-    s.status = "running";
-    return done(s);
-  }
-  if (it->second.effect) {
-    auto effect = std::move(it->second.effect);
-    it->second.effect = nullptr;
-    effect();
-  }
-  s.status = "stopped";
-  s.exitstatus = "OK";
-  done(s);
+  done(std::move(out));
 }
 
 // --- writes --------------------------------------------------------------------------------------

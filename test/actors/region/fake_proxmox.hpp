@@ -48,6 +48,9 @@ class fake_proxmox final : public proxmox::api {
   // coordinator's); without either it ends at its first poll.
   std::map<std::string, std::chrono::milliseconds> task_durations;
   std::function<std::chrono::steady_clock::time_point()> clock;
+  // /cluster/tasks leaves tasks of these types out (as if dropped past its 25 finished per
+  // host). A listing looks at every task it names as a status poll does (running_polls).
+  std::set<std::string> unlisted_task_types;
   // The next calls of `method` fail with these errors, one each (for `vmid`, or any when 0).
   void fail_next(const std::string& method, kp::error e, std::uint32_t vmid = 0, int times = 1);
   // `method` stops answering (its callbacks are kept and never called): a crash mid-call.
@@ -59,6 +62,8 @@ class fake_proxmox final : public proxmox::api {
   std::map<std::string, int> calls;  // by method
   int writes() const;                // calls that change something (task polls and reads aside)
   int reads() const;
+  // Reads that looked at tasks: status polls and /cluster/tasks listings.
+  int task_reads() const;
   void reset_counts() { calls.clear(); }
   std::uint64_t now_unix = 1'800'000'000;
 
@@ -126,6 +131,7 @@ class fake_proxmox final : public proxmox::api {
                          proxmox::callback<proxmox::agent_exec_status> done) override;
   void task_status(const proxmox::upid& task,
                    proxmox::callback<proxmox::task_status> done) override;
+  void cluster_tasks(proxmox::callback<std::vector<proxmox::task_status>> done) override;
 
  private:
   struct task {
@@ -146,9 +152,12 @@ class fake_proxmox final : public proxmox::api {
   proxmox::upid start_task(const std::string& node, const std::string& type, std::uint32_t vmid,
                            std::function<void()> effect);
   void touch(vm& v);
+  // The task's status now: counts down running_polls, applies its effect when it ended well.
+  proxmox::task_status look_at(task& t);
 
   std::map<std::string, std::vector<injected>> failures_;
   std::map<std::string, task> tasks_;
+  std::vector<std::string> task_order_;  // UPIDs, oldest first
   int next_task_ = 1;
   std::uint64_t digest_ = 1;
 };

@@ -34,11 +34,11 @@ TEST_F(RegionCallEconomy, ATaskWaitStartsFromTheDurationLearntForThatTaskTypeOnT
   pve->reset_counts();
   auto first = launch(a, request("claim-a"));
   ASSERT_TRUE(first.ok) << first.error.message;
-  const int first_polls = pve->calls["task_status"];
+  const int first_polls = pve->task_reads();
   pve->reset_counts();
   auto second = launch(a, request("claim-b"));
   ASSERT_TRUE(second.ok) << second.error.message;
-  const int second_polls = pve->calls["task_status"];
+  const int second_polls = pve->task_reads();
   // The first clone is polled at once, then at 100 ms doubling up to 1 s: nine polls over its
   // 5 s, plus one each for upload, config and start. The second clone's first poll waits about
   // as long as the first took: one or two polls.

@@ -182,6 +182,27 @@ TEST(ReplyDecoding, TaskStatusJoinsUserAndTokenAndJudgesSuccess) {
   EXPECT_TRUE(failed.running());
 }
 
+TEST(ReplyDecoding, ClusterTasksAreRunningWithoutAnEndAndStoppedWithTheirStatusAsExitStatus) {
+  auto list = decode_cluster_tasks(json::parse(
+      R"([{"upid":"UPID:pve1:00000001:00000002:00000003:qmclone:101:kubernetes@pve:",)"
+      R"("node":"pve1","type":"qmclone","id":"101","user":"kubernetes@pve","pid":1,)"
+      R"("starttime":3},)"
+      R"({"upid":"UPID:pve2:00000004:00000005:00000006:qmstart:102:kubernetes@pve:",)"
+      R"("node":"pve2","type":"qmstart","id":"102","user":"kubernetes@pve","tokenid":"k",)"
+      R"("starttime":6,"endtime":7,"status":"start failed: no memory","saved":"1"},)"
+      R"({"node":"pve3","type":"vzdump"}])"));
+  ASSERT_TRUE(list.ok()) << list.error().message;
+  ASSERT_EQ(list->size(), 2u) << "an entry without a UPID answers nothing";
+  EXPECT_TRUE((*list)[0].running());
+  EXPECT_EQ((*list)[0].type, "qmclone");
+  EXPECT_EQ((*list)[1].status, "stopped");
+  EXPECT_EQ((*list)[1].exitstatus, "start failed: no memory");
+  EXPECT_EQ((*list)[1].user, "kubernetes@pve!k");
+  EXPECT_FALSE((*list)[1].succeeded());
+  EXPECT_FALSE(decode_cluster_tasks(json::parse(R"({"upid":"x"})")).ok());
+  EXPECT_FALSE(decode_cluster_tasks(json::parse(R"([5])")).ok());
+}
+
 TEST(ReplyDecoding, NodeStatusReadsCpuinfoAndMemory) {
   auto n = decode_node_status(
       json::parse(R"({"cpu":0.5,"cpuinfo":{"model":"Sim","cpus":32,"sockets":2,"cores":16},)"

@@ -78,6 +78,12 @@ async function client(url) {
   assert.match(cloneUpid, /^UPID:pve1:[0-9A-F]{8}:[0-9A-F]{8,9}:[0-9A-F]{8}:qmclone:\d+:kubernetes@pve!karpenter:$/);
   const cloneTask = await waitTask(api, 'pve1', cloneUpid);
   assert.equal(cloneTask.exitstatus, 'OK');
+  // The cluster-wide task list names the finished clone with its exit status as `status`.
+  const listed = (await api.cluster.tasks.$get()).find((t) => t.upid === cloneUpid);
+  assert.ok(listed, 'GET /cluster/tasks lists the clone');
+  assert.equal(listed.status, 'OK');
+  assert.equal(listed.node, 'pve1');
+  assert.ok(listed.endtime >= listed.starttime);
 
   const vm = api.nodes.$('pve1').qemu.$(vmid);
   const cfgUpid = await vm.config.$post({ cores: 4, memory: 4096, tags: 'karpenter,Pool-A', net0: 'virtio,bridge=vmbr0,queues=4' });
