@@ -1,6 +1,7 @@
 // The cluster_state actor. Each kind lives in a slot: `current` is what the next snapshot will
 // hold; `working` is a private copy we may still write. The first change to a kind after a
-// publication copies its map once; later changes in the same interval write that copy; the
+// publication copies its map once (a chunked_map: the copy shares every chunk, and a write copies
+// only the chunk it touches); later changes in the same interval write that copy; the
 // publication freezes it. Kinds that did not change keep the very map the previous snapshot had,
 // so readers can compare pointers to see what changed.
 #include "actors/cluster_state/cluster_state.hpp"
@@ -9,6 +10,7 @@
 #include <charconv>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -77,6 +79,43 @@ struct kind_slot {
   }
 };
 
+// The pods' scheduling models, kept in step with the pod slot: a pod object is translated once,
+// when it arrives; a relist or resync that repeats an object keeps its model.
+struct pod_model_slot {
+  std::shared_ptr<const pod_model_map> current = std::make_shared<const pod_model_map>();
+  std::shared_ptr<pod_model_map> working;
+
+  pod_model_map& writable() {
+    if (!working) {
+      working = std::make_shared<pod_model_map>(*current);
+      current = working;
+    }
+    return *working;
+  }
+  void replace(const object_map<kube::pod>& pods) {
+    auto fresh = std::make_shared<pod_model_map>();
+    auto previous = current->begin();
+    for (const auto& [key, object] : pods) {
+      while (previous != current->end() && previous->first < key) ++previous;
+      if (previous != current->end() && previous->first == key && previous->second.object == object)
+        fresh->try_emplace(key, previous->second);
+      else
+        fresh->try_emplace(key, translated(object));
+    }
+    current = std::move(fresh);
+    working.reset();
+  }
+  void apply(const object_changed<kube::pod>& change) {
+    if (!change.object) return;
+    auto key = object_key_of(*change.object);
+    if (change.deleted) {
+      if (current->count(key) != 0) writable().erase(key);
+    } else {
+      writable().insert_or_assign(std::move(key), translated(change.object));
+    }
+  }
+};
+
 using slots = std::tuple<kind_slot<kube::pod>, kind_slot<kube::node>, kind_slot<kube::node_claim>,
                          kind_slot<kube::node_pool>, kind_slot<kube::proxmox_node_class>,
                          kind_slot<kube::proxmox_template>,
@@ -95,6 +134,7 @@ struct state {
   prometheus::Family<prometheus::Gauge>* resource_versions = nullptr;
 
   slots kinds;
+  pod_model_slot pod_models;
   snapshot_ptr latest;
   std::vector<snapshot_listener> subscribers;
   bool synced = false;
@@ -127,6 +167,7 @@ snapshot_ptr build_snapshot(state& st, std::uint64_t generation, bool synced) {
   snap->synced = synced;
   snap->taken_unix_ms = st.options.wall_clock_ms();
   snap->pods = slot<kube::pod>(st).current;
+  snap->pod_models = st.pod_models.current;
   snap->nodes = slot<kube::node>(st).current;
   snap->node_claims = slot<kube::node_claim>(st).current;
   snap->node_pools = slot<kube::node_pool>(st).current;
@@ -169,6 +210,7 @@ void publish(self_ptr self) {
   std::chrono::steady_clock::duration copying{};
   std::apply([&](auto&... s) { ((s.working.reset(), copying += s.copying, s.copying = {}), ...); },
              st.kinds);
+  st.pod_models.working.reset();
   st.last_build_cost = std::chrono::steady_clock::now() - started + copying;
   if (st.build_duration != nullptr) {
     st.build_duration->Observe(std::chrono::duration<double>(st.last_build_cost).count());
@@ -217,6 +259,8 @@ template <class T>
 auto replaced_handler(self_ptr self) {
   return [self](objects_replaced<T>& message) {
     slot<T>(self->state).replace(std::move(message.objects));
+    if constexpr (std::is_same_v<T, kube::pod>)
+      self->state.pod_models.replace(*slot<T>(self->state).current);
     after_delta(self);
   };
 }
@@ -225,6 +269,7 @@ template <class T>
 auto changed_handler(self_ptr self) {
   return [self](object_changed<T>& message) {
     slot<T>(self->state).apply(message);
+    if constexpr (std::is_same_v<T, kube::pod>) self->state.pod_models.apply(message);
     after_delta(self);
   };
 }

@@ -72,8 +72,6 @@ struct state {
   // The hosts' free room by region, as last reported (for right-sized replacements).
   std::map<std::string, std::vector<instance_types::zone_capacity>> hosts;
   std::mt19937_64 rng;
-  // Every pod's scheduling model, translated once per pod object (not every pass).
-  model_pods pods;
   obs::logger log{"disruption"};
 };
 
@@ -90,7 +88,7 @@ disruption_input input_of(state& st) {
   for (const auto& [region, zones] : st.hosts)
     right_sized.zones.insert(right_sized.zones.end(), zones.begin(), zones.end());
   auto in = to_disruption_input(*st.latest, st.ctx.instance_types, st.ctx.wall_clock_ms(),
-                                std::move(right_sized), &st.pods);
+                                std::move(right_sized));
   if (!st.buffer_pods || st.buffer_pods->empty()) return in;
   auto& s = in.cluster.state;
   auto pending = std::move(s.pods);

@@ -86,8 +86,7 @@ void add_offerings_when_missing(std::vector<instance_types::instance_type>& type
 disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
                                      const std::vector<instance_types::instance_type>& types,
                                      std::int64_t now_unix_ms,
-                                     instance_types::right_sized_offer right_sized,
-                                     model_pods* pods) {
+                                     instance_types::right_sized_offer right_sized) {
   disruption_input out;
   auto& c = out.cluster;
   auto& s = c.state;
@@ -156,23 +155,14 @@ disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
         s.pods.push_back(*m);
     };
     s.bound_pods.reserve(snap.pods->size());
+    protocol::pod_model_cursor models(snap.pod_models.get());
     for (const auto& [key, p] : *snap.pods) {
-      if (pods != nullptr) {
-        const auto& m = pods->of(p);
-        if (!m)
-          out.skipped.push_back(m.error().message);
-        else
-          place(*m);
-        continue;
-      }
-      auto m = kube::to_model(*p);
-      if (!m) {
+      const auto& m = models.of(key, p);
+      if (!m)
         out.skipped.push_back(m.error().message);
-        continue;
-      }
-      place(model::share(std::move(*m)));
+      else
+        place(*m);
     }
-    if (pods != nullptr) pods->sweep();
   }
 
   if (snap.daemon_sets)

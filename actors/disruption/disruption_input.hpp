@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "actors/disruption/model_pods.hpp"
 #include "core/disruption/cluster.hpp"
 #include "core/disruption/repair.hpp"
 #include "core/instance_types/instance_type.hpp"
@@ -29,12 +28,11 @@ struct disruption_input {
 // unbounded room: disruption only needs prices and zones, placement decides at launch.
 // `right_sized` is family f1 as the regions last reported their hosts' room; without hosts it
 // is offered nowhere (an f1 replacement must fit a real host), though f1 nodes keep their price.
-// With `pods`, pods translated by an earlier call are shared from there, and pods gone since are
-// forgotten; without, every pod is translated afresh. Both give the same input.
+// Bound pods are the snapshot's shared models (cluster_snapshot::pod_models), never copies; a
+// snapshot without models has its pods translated afresh, with the same result.
 disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
                                      const std::vector<instance_types::instance_type>& types,
                                      std::int64_t now_unix_ms,
-                                     instance_types::right_sized_offer right_sized = {},
-                                     model_pods* pods = nullptr);
+                                     instance_types::right_sized_offer right_sized = {});
 
 }  // namespace kp::actors::disruption

@@ -121,12 +121,13 @@ scheduling_input build_scheduling_input(const protocol::cluster_snapshot& snap,
   }
 
   if (snap.pods) {
+    // Bound pods share the snapshot's models (translated once per pod object).
+    protocol::pod_model_cursor models(snap.pod_models.get());
     for (const auto& [key, p] : *snap.pods) {
       const auto& pod = *p;
       if (!pod.spec.node_name.empty()) {
         if (pod.status.phase == "Succeeded" || pod.status.phase == "Failed") continue;
-        auto m = kube::to_model(pod);
-        if (m) s.bound_pods.push_back(model::share(std::move(*m)));
+        if (const auto& m = models.of(key, p)) s.bound_pods.push_back(*m);
         continue;
       }
       if (!is_provisionable(pod, snap)) continue;

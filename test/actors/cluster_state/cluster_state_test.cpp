@@ -202,6 +202,52 @@ TEST_F(ClusterState, kindsThatDidNotChangeShareTheirMapWithThePreviousSnapshot) 
   EXPECT_EQ(in->snapshots[2]->pods->at("default/a"), after.pods->at("default/a"));
 }
 
+TEST_F(ClusterState, eachPodObjectIsTranslatedOnceAndItsModelSharedUntilTheObjectChanges) {
+  start();
+  auto in = subscribe();
+  sync();
+  auto a = make_pod("default", "a", "node-1", "Running");
+  add(a);
+  add(make_pod("default", "b", "node-1", "Running"));
+  pass(50ms);
+  ASSERT_EQ(in->snapshots.size(), 2u);
+  const auto first = in->snapshots[1];
+  ASSERT_TRUE(first->pod_models);
+  ASSERT_EQ(first->pod_models->size(), 2u);
+  const auto& model_a = first->pod_models->at("default/a");
+  EXPECT_EQ(model_a.object, a);
+  ASSERT_TRUE(model_a.model);
+  EXPECT_EQ(model_a.model.value()->name, "a");
+  EXPECT_EQ(model_a.model.value()->node_name, "node-1");
+
+  // b changes, c arrives, a is deleted: only the new objects are translated.
+  auto b2 = make_pod("default", "b", "node-2", "Running");
+  add(b2);
+  add(make_pod("default", "c"));
+  remove(a);
+  pass(50ms);
+  ASSERT_EQ(in->snapshots.size(), 3u);
+  const auto second = in->snapshots[2];
+  EXPECT_FALSE(second->pod_models->contains("default/a"));
+  EXPECT_EQ(second->pod_models->at("default/b").model.value()->node_name, "node-2");
+  EXPECT_TRUE(second->pod_models->contains("default/c"));
+  EXPECT_EQ(first->pod_models->size(), 2u);  // the published models were not written
+
+  // A relist that repeats c's object keeps its model; d is new.
+  auto c = second->pods->at("default/c");
+  auto relisted = std::make_shared<object_map<kube::pod>>();
+  relisted->try_emplace("default/c", c);
+  relisted->try_emplace("default/d", make_pod("default", "d"));
+  caf::anon_send(cs_, objects_replaced<kube::pod>{relisted});
+  pass(50ms);
+  ASSERT_EQ(in->snapshots.size(), 4u);
+  const auto third = in->snapshots[3];
+  ASSERT_EQ(third->pod_models->size(), 2u);
+  EXPECT_EQ(third->pod_models->at("default/c").model.value().get(),
+            second->pod_models->at("default/c").model.value().get());
+  EXPECT_EQ(third->pod_models->at("default/d").model.value()->name, "d");
+}
+
 TEST_F(ClusterState, aLateSubscriberGetsTheLatestSnapshotAtOnce) {
   start();
   auto early = subscribe();

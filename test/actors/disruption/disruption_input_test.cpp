@@ -127,7 +127,16 @@ TEST(DisruptionInput, AMalformedObjectIsLeftOutAndNamed) {
   EXPECT_TRUE(in.cluster.state.bound_pods.empty());
 }
 
-TEST(DisruptionInput, PodsAreTranslatedOncePerObjectAndForgottenWhenGone) {
+// The snapshot as cluster_state publishes it: every pod's model translated once, beside it.
+protocol::snapshot_ptr with_models(protocol::snapshot_ptr snap) {
+  auto out = std::make_shared<protocol::cluster_snapshot>(*snap);
+  auto models = std::make_shared<protocol::pod_model_map>();
+  for (const auto& [key, p] : *snap->pods) models->try_emplace(key, protocol::translated(p));
+  out->pod_models = std::move(models);
+  return out;
+}
+
+TEST(DisruptionInput, BoundPodsAreTheSnapshotsModelsAndTheSameAsPodsTranslatedAfresh) {
   snapshot_builder b;
   b.add_node("a");
   b.add_pod("a", "web-1");
@@ -135,36 +144,40 @@ TEST(DisruptionInput, PodsAreTranslatedOncePerObjectAndForgottenWhenGone) {
   b.add_pod("", "waiting");
   b.add_pod("a", "bad").spec.containers[0].resources.requests["cpu"] = "lots";
   const auto types = instance_types::builtin_instance_types();
-  model_pods pods;
+  auto snap = with_models(b.build());
   auto fresh = to_disruption_input(*b.build(), types, b.now);
-  auto cached = to_disruption_input(*b.build(), types, b.now, {}, &pods);
+  auto shared = to_disruption_input(*snap, types, b.now);
   auto models = [](const disruption_input& in) {
     std::vector<model::pod> out;
     for (const auto& p : in.cluster.state.bound_pods) out.push_back(*p);
     return out;
   };
-  EXPECT_EQ(models(cached), models(fresh));
-  EXPECT_EQ(cached.cluster.state.pods, fresh.cluster.state.pods);
-  EXPECT_EQ(cached.skipped, fresh.skipped);
-  EXPECT_EQ(pods.size(), 4u);
+  EXPECT_EQ(models(shared), models(fresh));
+  EXPECT_EQ(shared.cluster.state.pods, fresh.cluster.state.pods);
+  EXPECT_EQ(shared.skipped, fresh.skipped);
+  ASSERT_EQ(shared.cluster.state.bound_pods.size(), 2u);
+  EXPECT_EQ(shared.cluster.state.bound_pods[0].get(),
+            snap->pod_models->at("default/web-1").model.value().get());
+  ASSERT_EQ(shared.skipped.size(), 1u);  // named from the snapshot's failed translation
+  EXPECT_NE(shared.skipped[0].find("bad"), std::string::npos);
+}
 
-  // The same object is not translated again (snapshots never change an object in place, so
-  // this edit shows which pods were translated afresh); a new object for web-2 is.
-  const_cast<kube::pod&>(*b.pods.at("default/web-1")).spec.containers[0].resources.requests["cpu"] =
-      "900m";
+TEST(DisruptionInput, APodWhoseObjectIsNotTheOneTheSnapshotTranslatedIsTranslatedAfresh) {
+  snapshot_builder b;
+  b.add_node("a");
+  b.add_pod("a", "web-1");
+  b.add_pod("a", "web-2");
+  auto models = with_models(b.build())->pod_models;
   auto replaced = std::make_shared<kube::pod>(*b.pods.at("default/web-2"));
   replaced->spec.containers[0].resources.requests["cpu"] = "700m";
   b.pods["default/web-2"] = replaced;
-  b.pods.erase("default/waiting");
-  auto again = to_disruption_input(*b.build(), types, b.now, {}, &pods);
+  auto snap = std::make_shared<protocol::cluster_snapshot>(*b.build());
+  snap->pod_models = models;
+  auto in = to_disruption_input(*snap, instance_types::builtin_instance_types(), b.now);
   std::map<std::string, std::int64_t> cpu;
-  for (const auto& p : again.cluster.state.bound_pods)
+  for (const auto& p : in.cluster.state.bound_pods)
     cpu[p->name] = model::pod_requests(*p).milli("cpu");
   EXPECT_EQ(cpu, (std::map<std::string, std::int64_t>{{"web-1", 100}, {"web-2", 700}}));
-  EXPECT_TRUE(again.cluster.state.pods.empty());
-  ASSERT_EQ(again.skipped.size(), 1u);  // still named, from the kept translation
-  EXPECT_NE(again.skipped[0].find("bad"), std::string::npos);
-  EXPECT_EQ(pods.size(), 3u);  // web-1, the new web-2, bad
 }
 
 TEST(DisruptionInput, APassOverAnUnchangedPodSharesItsModelInsteadOfCopyingIt) {
@@ -172,9 +185,9 @@ TEST(DisruptionInput, APassOverAnUnchangedPodSharesItsModelInsteadOfCopyingIt) {
   b.add_node("a");
   b.add_pod("a", "web-1");
   const auto types = instance_types::builtin_instance_types();
-  model_pods pods;
-  auto first = to_disruption_input(*b.build(), types, b.now, {}, &pods);
-  auto second = to_disruption_input(*b.build(), types, b.now, {}, &pods);
+  auto snap = with_models(b.build());
+  auto first = to_disruption_input(*snap, types, b.now);
+  auto second = to_disruption_input(*snap, types, b.now);
   ASSERT_EQ(first.cluster.state.bound_pods.size(), 1u);
   ASSERT_EQ(second.cluster.state.bound_pods.size(), 1u);
   EXPECT_EQ(first.cluster.state.bound_pods[0].get(), second.cluster.state.bound_pods[0].get());
