@@ -29,16 +29,17 @@ TEST(SharedVector, ACopySharesTheItemsUntilOneOfThemIsChanged) {
 }
 
 TEST(SharedVector, EqualItemsCompareEqualWhetherSharedOrNot) {
-  shared_vector<int> a{1, 2};
-  shared_vector<int> b{1, 2};
+  shared_vector<std::string> a{"1", "2"};
+  shared_vector<std::string> b{"1", "2"};
   EXPECT_EQ(a, b);
   EXPECT_FALSE(a.shares_items_with(b));
-  b = std::vector<int>{1, 3};
+  b = std::vector<std::string>{"1", "3"};
   EXPECT_NE(a, b);
-  shared_vector<int> empty;
+  shared_vector<std::string> empty;
   EXPECT_TRUE(empty.empty());
-  EXPECT_EQ(empty, shared_vector<int>(std::vector<int>{}));
-  EXPECT_TRUE(shared_vector<int>(std::vector<int>{}).shares_items_with(empty));  // no allocation
+  EXPECT_EQ(empty, shared_vector<std::string>(std::vector<std::string>{}));
+  // No allocation for no items.
+  EXPECT_TRUE(shared_vector<std::string>(std::vector<std::string>{}).shares_items_with(empty));
 }
 
 TEST(SharedOptional, ACopySharesTheValueUntilOneOfThemIsChanged) {
