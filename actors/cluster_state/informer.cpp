@@ -101,7 +101,7 @@ informer_actor::behavior_type informer_behavior(
   kube::informer_callbacks<T> callbacks;
   // `self` travels through the io thread untouched: it is dereferenced only when the
   // continuation runs inside the actor, which means the actor is alive.
-  callbacks.keep = [](T& object) { keep_used_fields(object); };
+  callbacks.keep = object_keeper<T>();
   callbacks.on_replace = [weak, self, kind](std::vector<std::shared_ptr<const T>> items,
                                             const std::string&) {
     post(

@@ -1,12 +1,16 @@
 #include "actors/cluster_state/kept_fields.hpp"
 
 #include <algorithm>
+#include <memory>
+
+#include "actors/cluster_state/shared_pod_parts.hpp"
 
 namespace kp::actors::cluster_state {
 namespace {
 
-void keep_used_fields(std::vector<kube::container>& containers) {
-  for (auto& c : containers) {
+void keep_used_fields(kube::shared_vector<kube::container>& containers) {
+  if (containers.empty()) return;
+  for (auto& c : containers.edit()) {
     c.image.clear();
     c.image.shrink_to_fit();
     // Only host ports reach the scheduling model.
@@ -24,19 +28,21 @@ void drop(std::string& text) {
 }  // namespace
 
 void keep_used_fields(kube::pod& pod) {
-  auto& conditions = pod.status.conditions;
-  std::erase_if(conditions, [](const kube::condition& c) { return c.type != "PodScheduled"; });
-  // Readers look at its status and reason only.
-  for (auto& c : conditions) {
-    drop(c.message);
-    drop(c.last_transition_time);
-    drop(c.last_heartbeat_time);
+  if (!pod.status.conditions.empty()) {
+    auto& conditions = pod.status.conditions.edit();
+    std::erase_if(conditions, [](const kube::condition& c) { return c.type != "PodScheduled"; });
+    // Readers look at its status and reason only.
+    for (auto& c : conditions) {
+      drop(c.message);
+      drop(c.last_transition_time);
+      drop(c.last_heartbeat_time);
+    }
+    if (conditions.empty()) {
+      pod.status.conditions.clear();  // no allocation for no conditions
+    } else {
+      conditions.shrink_to_fit();
+    }
   }
-  conditions.shrink_to_fit();
-  drop(pod.status.message);
-  drop(pod.status.reason);
-  drop(pod.status.pod_ip);
-  drop(pod.status.host_ip);
   keep_used_fields(pod.spec.containers);
   keep_used_fields(pod.spec.init_containers);
   pod.spec.tolerations.shrink_to_fit();
@@ -44,6 +50,15 @@ void keep_used_fields(kube::pod& pod) {
   pod.spec.topology_spread_constraints.shrink_to_fit();
   pod.metadata.owner_references.shrink_to_fit();
   pod.metadata.finalizers.shrink_to_fit();
+}
+
+template <>
+std::function<void(kube::pod&)> object_keeper<kube::pod>() {
+  auto parts = std::make_shared<shared_pod_parts>();
+  return [parts](kube::pod& pod) {
+    keep_used_fields(pod);
+    parts->share(pod);
+  };
 }
 
 }  // namespace kp::actors::cluster_state

@@ -87,11 +87,7 @@ template <class IO>
 void fields(IO& io, pod_status& v) {
   io("phase", v.phase);
   io("conditions", v.conditions);
-  io("reason", v.reason);
-  io("message", v.message);
   io("nominatedNodeName", v.nominated_node_name);
-  io("podIP", v.pod_ip);
-  io("hostIP", v.host_ip);
   io("startTime", v.start_time);
 }
 

@@ -15,6 +15,8 @@
 #include "core/result.hpp"
 #include "core/text/base64.hpp"
 #include "protocol/kube/meta_types.hpp"
+#include "protocol/kube/shared_optional.hpp"
+#include "protocol/kube/shared_vector.hpp"
 
 namespace kp::kube::codec {
 
@@ -185,6 +187,18 @@ class decoder {
     }
   }
   template <class T>
+  void read_value(const bj::value& v, shared_optional<T>& out, const path_node& path, opts o) {
+    T value{};
+    read_value(v, value, path, o);
+    out = std::move(value);
+  }
+  template <class T>
+  void read_value(const bj::value& v, shared_vector<T>& out, const path_node& path, opts o) {
+    std::vector<T> items;
+    read_value(v, items, path, o);
+    out = std::move(items);
+  }
+  template <class T>
   void read_value(const bj::value& v, std::map<std::string, T>& out, const path_node& path,
                   opts o) {
     const auto* obj = v.if_object();
@@ -288,6 +302,17 @@ class encoder {
     return true;
   }
   template <class T>
+  static bool write(const shared_optional<T>& value, bj::value& out, opts o) {
+    if (!value) return false;
+    if (!write(*value, out, o))
+      write_zero(*value, out);  // a set optional is written even when zero
+    return true;
+  }
+  template <class T>
+  static bool write(const shared_vector<T>& value, bj::value& out, opts o) {
+    return write(value.items(), out, o);
+  }
+  template <class T>
   static bool write(const std::map<std::string, T>& value, bj::value& out, opts o) {
     if (value.empty()) return false;
     bj::object obj;
@@ -316,6 +341,10 @@ class encoder {
   static void write_zero(const base64_bytes&, bj::value& out) { out = bj::string(); }
   template <class T>
   static void write_zero(const std::vector<T>&, bj::value& out) {
+    out = bj::array();
+  }
+  template <class T>
+  static void write_zero(const shared_vector<T>&, bj::value& out) {
     out = bj::array();
   }
   template <class T>

@@ -9,6 +9,8 @@
 
 #include "protocol/kube/api_resource.hpp"
 #include "protocol/kube/meta_types.hpp"
+#include "protocol/kube/shared_optional.hpp"
+#include "protocol/kube/shared_vector.hpp"
 
 namespace kp::kube {
 
@@ -58,14 +60,17 @@ struct topology_spread_constraint {
                          const topology_spread_constraint&) = default;
 };
 
+// The parts a pod takes from its template (affinity, tolerations, spread constraints,
+// containers, volumes) are shared between copies: pods of one controller share them
+// (actors/cluster_state/shared_pod_parts.hpp).
 struct pod_spec {
   std::string node_name;
   string_map node_selector;
-  std::optional<kube::affinity> affinity;
-  std::vector<toleration> tolerations;
-  std::vector<topology_spread_constraint> topology_spread_constraints;
-  std::vector<container> init_containers;
-  std::vector<container> containers;
+  shared_optional<kube::affinity> affinity;
+  shared_vector<toleration> tolerations;
+  shared_vector<topology_spread_constraint> topology_spread_constraints;
+  shared_vector<container> init_containers;
+  shared_vector<container> containers;
   resource_list overhead;
   std::optional<std::int64_t> priority;
   std::string priority_class_name;
@@ -75,18 +80,16 @@ struct pod_spec {
   std::string restart_policy;
   std::optional<std::int64_t> termination_grace_period_seconds;
   bool host_network = false;
-  std::vector<volume> volumes;
+  shared_vector<volume> volumes;
   friend bool operator==(const pod_spec&, const pod_spec&) = default;
 };
 
+// No reader looks at the status reason, message or IPs, so they are not modelled: 100,000 pods
+// would carry them (and their empty strings) for nothing.
 struct pod_status {
-  std::string phase;  // Pending, Running, Succeeded, Failed, Unknown
-  std::vector<condition> conditions;
-  std::string reason;
-  std::string message;
+  std::string phase;                    // Pending, Running, Succeeded, Failed, Unknown
+  shared_vector<condition> conditions;  // the kept ones are equal on most pods: shared
   std::string nominated_node_name;
-  std::string pod_ip;
-  std::string host_ip;
   std::string start_time;
   friend bool operator==(const pod_status&, const pod_status&) = default;
 };

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "protocol/kube/shared_vector.hpp"
+
 namespace kp::kube {
 
 using string_map = std::map<std::string, std::string>;
@@ -50,7 +52,7 @@ struct object_meta {
   std::optional<std::int64_t> deletion_grace_period_seconds;
   string_map labels;
   string_map annotations;
-  std::vector<owner_reference> owner_references;
+  shared_vector<owner_reference> owner_references;  // equal on pods of one controller: shared
   std::vector<std::string> finalizers;
   friend bool operator==(const object_meta&, const object_meta&) = default;
 };

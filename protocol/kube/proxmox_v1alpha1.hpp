@@ -59,7 +59,7 @@ struct additional_disk {
 // hosts with that many devices of the mapping free.
 struct node_class_pci_device {
   std::string mapping;
-  std::string resource_name;  // resourceName, e.g. nvidia.com/gpu
+  std::string resource_name;          // resourceName, e.g. nvidia.com/gpu
   std::optional<std::int64_t> count;  // absent = 1
   std::optional<bool> pcie;
   std::string mdev;  // mediated device type, "" = the whole device
@@ -91,9 +91,9 @@ struct proxmox_node_class_spec {
   std::optional<std::int64_t> min_free_cpu;
   std::string min_free_memory;  // a quantity, "" = none
   instance_template_reference instance_template_ref;
-  std::optional<kubelet_configuration> kubelet;   // kubeletConfiguration
-  boot_device boot;                               // bootDevice
-  std::vector<additional_disk> additional_disks;  // additionalDisks
+  std::optional<kubelet_configuration> kubelet;    // kubeletConfiguration
+  boot_device boot;                                // bootDevice
+  std::vector<additional_disk> additional_disks;   // additionalDisks
   std::vector<node_class_pci_device> pci_devices;  // pciDevices
   // cloneMode: linked, full; "" = linked where the template's storage can, else full. Only new
   // VMs follow a change, so it is not drift.

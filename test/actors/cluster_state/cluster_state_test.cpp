@@ -12,6 +12,7 @@
 #include <prometheus/registry.h>
 
 #include "actors/cluster_state/kept_fields.hpp"
+#include "actors/cluster_state/shared_pod_parts.hpp"
 #include "observability/karpenter_metrics.hpp"
 #include "test/actors/caf_test_fixture.hpp"
 
@@ -426,12 +427,84 @@ TEST_F(ClusterState, tenThousandPodDeltasAreAppliedAndPublishedAsOneSnapshot) {
         "with pod metrics");
 }
 
+kube::pod pod_of_controller(const std::string& name, const std::string& controller_uid) {
+  kube::pod p;
+  p.metadata.name = name;
+  p.metadata.namespace_ = "default";
+  if (!controller_uid.empty())
+    p.metadata.owner_references = {{"apps/v1", "ReplicaSet", "web-1", controller_uid, true, true}};
+  kube::container c;
+  c.name = "app";
+  c.resources.requests = {{"cpu", "100m"}};
+  p.spec.containers = {c};
+  p.spec.tolerations = {{"node.kubernetes.io/not-ready", "Exists", "", "NoExecute", 300}};
+  p.spec.volumes = {{"data", "claim", false, false, false}};
+  kube::affinity spread;
+  spread.pod_anti_affinity.emplace().required.push_back({{}, {}, {}, "kubernetes.io/hostname"});
+  p.spec.affinity = spread;
+  return p;
+}
+
+TEST(SharedPodParts, PodsOfOneControllerShareEqualPartsAndKeepTheirOwnWhenTheyDiffer) {
+  shared_pod_parts parts;
+  auto a = pod_of_controller("a", "rs-1");
+  auto b = pod_of_controller("b", "rs-1");
+  parts.share(a);
+  parts.share(b);
+  EXPECT_TRUE(b.spec.containers.shares_items_with(a.spec.containers));
+  EXPECT_TRUE(b.spec.tolerations.shares_items_with(a.spec.tolerations));
+  EXPECT_TRUE(b.spec.volumes.shares_items_with(a.spec.volumes));
+  EXPECT_TRUE(b.metadata.owner_references.shares_items_with(a.metadata.owner_references));
+  EXPECT_TRUE(b.spec.affinity.shares_value_with(a.spec.affinity));
+
+  // A pod whose containers differ keeps its own; its equal tolerations are still shared.
+  auto c = pod_of_controller("c", "rs-1");
+  c.spec.containers[0].resources.requests["cpu"] = "200m";
+  parts.share(c);
+  EXPECT_FALSE(c.spec.containers.shares_items_with(a.spec.containers));
+  EXPECT_EQ(c.spec.containers[0].resources.requests.at("cpu"), "200m");
+  EXPECT_TRUE(c.spec.tolerations.shares_items_with(a.spec.tolerations));
+  EXPECT_EQ(a.spec.containers[0].resources.requests.at("cpu"), "100m");
+
+  // Another controller's equal parts and a pod without a controller are not shared.
+  auto other = pod_of_controller("d", "rs-2");
+  auto orphan = pod_of_controller("e", "");
+  parts.share(other);
+  parts.share(orphan);
+  EXPECT_FALSE(other.spec.tolerations.shares_items_with(a.spec.tolerations));
+  EXPECT_FALSE(orphan.spec.tolerations.shares_items_with(a.spec.tolerations));
+  EXPECT_EQ(parts.controllers(), 2u);
+
+  // Changing a pod that shares its parts leaves the others alone.
+  b.spec.tolerations.push_back({"dedicated", "Equal", "infra", "NoSchedule", {}});
+  EXPECT_EQ(a.spec.tolerations.size(), 1u);
+  EXPECT_EQ(b.spec.tolerations.size(), 2u);
+}
+
+TEST(SharedPodParts, ControllersWhosePodsAreGoneAreForgotten) {
+  shared_pod_parts parts;
+  {
+    std::vector<kube::pod> gone;
+    for (int i = 0; i < 1024; ++i)
+      gone.push_back(pod_of_controller("p" + std::to_string(i), "rs-" + std::to_string(i)));
+    for (auto& p : gone) parts.share(p);
+  }
+  // The 1,024th controller triggered a sweep while its pods were alive; once they are gone, the
+  // next sweep (at twice the size) drops them.
+  std::vector<kube::pod> alive;
+  for (int i = 0; i < 2048; ++i)
+    alive.push_back(pod_of_controller("q" + std::to_string(i), "live-" + std::to_string(i)));
+  for (auto& p : alive) parts.share(p);
+  EXPECT_EQ(parts.controllers(), 2048u);  // 3,072 if the gone ones were kept
+  auto again = pod_of_controller("again", "live-7");
+  parts.share(again);
+  EXPECT_TRUE(again.spec.containers.shares_items_with(alive[7].spec.containers));
+}
+
 TEST(KeptFields, APodKeepsWhatReadersUseAndDropsTheRest) {
   kube::pod p;
   p.metadata.name = "web";
   p.status.phase = "Running";
-  p.status.pod_ip = "10.0.0.1";
-  p.status.message = "m";
   p.status.start_time = "2026-01-01T00:00:00Z";
   p.status.conditions = {
       {"Ready", "True", "", "", "2026-01-01T00:00:00Z", "", 0},
@@ -451,8 +524,6 @@ TEST(KeptFields, APodKeepsWhatReadersUseAndDropsTheRest) {
   EXPECT_TRUE(p.status.conditions[0].message.empty());
   EXPECT_EQ(p.status.phase, "Running");
   EXPECT_EQ(p.status.start_time, "2026-01-01T00:00:00Z");  // drain reads it
-  EXPECT_TRUE(p.status.pod_ip.empty());
-  EXPECT_TRUE(p.status.message.empty());
   for (const auto* list : {&p.spec.containers, &p.spec.init_containers}) {
     ASSERT_EQ(list->size(), 1u);
     EXPECT_TRUE((*list)[0].image.empty());
