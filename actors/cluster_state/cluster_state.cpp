@@ -372,7 +372,7 @@ protocol::cluster_state_actor spawn_cluster_state(caf::actor_system& system,
                                                   std::shared_ptr<obs::karpenter_metrics> metrics,
                                                   cluster_state_options options) {
   auto impl = system.spawn(cluster_state_behavior, std::move(metrics), std::move(options));
-  return caf::actor_cast<protocol::cluster_state_actor>(impl);
+  return impl;  // the declared interface, a subset of the actor's own
 }
 
 }  // namespace kp::actors::cluster_state

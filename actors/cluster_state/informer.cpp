@@ -184,9 +184,9 @@ std::vector<caf::actor> spawn_informers(caf::actor_system& system,
                                         const informer_options& options) {
   std::vector<caf::actor> out;
   auto add = [&]<class T>(std::string namespace_, kube::reflector_options reflector) {
-    out.push_back(spawn_informer<T>(
-        system, client, caf::actor_cast<protocol::informer_sink<T>>(sink), std::move(namespace_),
-        std::move(reflector), options.resync_period, options.metrics));
+    out.push_back(spawn_informer<T>(system, client, protocol::informer_sink<T>{sink},
+                                    std::move(namespace_), std::move(reflector),
+                                    options.resync_period, options.metrics));
   };
   const auto& all = options.reflector;
   add.operator()<kube::pod>("", all);

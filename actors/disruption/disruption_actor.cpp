@@ -208,7 +208,7 @@ void count_decision(const state& st, const kd::command& cmd, const std::string& 
 
 template <class F>
 cluster_writes::done resume(self_ptr self, F f) {
-  return resume_in<status>(caf::actor_cast<impl_actor>(self), std::function<void(status)>(f));
+  return resume_in<status>(impl_actor{self}, std::function<void(status)>(f));
 }
 
 // ---- the pass ----------------------------------------------------------------------------------
@@ -724,7 +724,7 @@ protocol::disruption_actor spawn_disruption(caf::actor_system& system,
                                             std::shared_ptr<cluster_writes> writes) {
   if (!writes) writes = kube_cluster_writes(ctx.kube, ctx.wall_clock_ms);
   auto handle = system.spawn(disruption_behavior, ctx, std::move(options), std::move(writes));
-  return caf::actor_cast<protocol::disruption_actor>(handle);
+  return handle;  // the declared interface, a subset of the actor's own
 }
 
 }  // namespace kp::actors::disruption
