@@ -402,10 +402,9 @@ std::vector<setting_spec> build_table() {
                                "duration.",
                                &settings::proxmox_task_first_poll_cap));
   t.push_back(bool_setting(proxmox, "proxmox-cluster-task-list", "PROXMOX_CLUSTER_TASK_LIST",
-                           "While two or more task waits are pending, they share one GET "
-                           "/cluster/tasks read per poll round, which answers every task it lists "
-                           "as finished; a task it leaves out, or a wait pending alone, is polled "
-                           "on its own. false: each wait polls its own task.",
+                           "Task waits share one GET /cluster/tasks read per poll round, which "
+                           "answers every task it lists as finished; a task it leaves out is "
+                           "polled on its own. false: each wait polls its own task.",
                            &settings::proxmox_cluster_task_list));
   t.push_back(duration_setting(proxmox, "proxmox-task-answer-wait", "PROXMOX_TASK_ANSWER_WAIT",
                                "Config writes and ISO deletes ask Proxmox to answer once their "

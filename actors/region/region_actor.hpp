@@ -47,9 +47,6 @@ struct region_settings {
   // every wait of the region; a task it does not list is polled on its own. False: every wait
   // polls its own task. PROXMOX_CLUSTER_TASK_LIST.
   bool cluster_task_list = true;
-  // The list is read only while at least this many waits are pending: it carries every node's
-  // recent tasks, so for a lone wait its own status read is smaller.
-  std::size_t cluster_task_list_min_waits = 2;
   // A template's config (its mark) read this recently serves the template observation without
   // another read; host facts (node status: CPU topology; network: bridges) are read again at
   // the first refresh after this age, and at once after a failed read.

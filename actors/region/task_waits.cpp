@@ -3,8 +3,8 @@
 // growing by the multiplier. A look that falls due joins the region's next GET /cluster/tasks
 // read, which answers every pending wait whose task it lists as finished, due or not; a due wait
 // whose task the list leaves out (past Proxmox's 25 finished per host, or not yet propagated)
-// reads its own /nodes/{node}/tasks/{upid}/status, and so does a wait pending alone. So a burst of
-// launches costs about one read per poll round instead of one per task.
+// reads its own /nodes/{node}/tasks/{upid}/status. So a burst of launches costs about one read
+// per poll round instead of one per task.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -187,23 +187,10 @@ void read_cluster_tasks(self_ptr self) {
       }));
 }
 
-// Whether enough waits of the region are pending, `w` included, for the list to pay: it carries
-// every node's recent tasks (tens of KiB per host), so a lone wait reads its own status instead.
-bool list_pays(const region_state& st, const wait_ptr& w) {
-  if (!st.due_task_waits.empty() || st.task_list_in_flight) return true;
-  std::size_t pending = 1;
-  for (const auto& [upid, waiting] : st.task_waits) {
-    auto other = waiting.lock();
-    if (other && other != w && !other->finished) ++pending;
-  }
-  return pending >= st.cfg.cluster_task_list_min_waits;
-}
-
 void on_due(self_ptr self, const wait_ptr& w) {
   if (w->finished) return;
   auto& st = self->state;
-  if (!st.cfg.cluster_task_list || !st.task_list_usable || !list_pays(st, w))
-    return poll_own_status(self, w);
+  if (!st.cfg.cluster_task_list || !st.task_list_usable) return poll_own_status(self, w);
   st.due_task_waits.push_back(w);
   if (!st.task_list_in_flight) read_cluster_tasks(self);
 }

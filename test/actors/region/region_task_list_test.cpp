@@ -28,7 +28,6 @@ class RegionTaskList : public region_actor_fixture {
     s.clone_wait.timeout = 1min;
     s.start_wait = s.clone_wait;
     s.cluster_task_list = cluster_task_list;
-    s.cluster_task_list_min_waits = 1;  // the list even for one launch's lone waits
     return s;
   }
 
@@ -64,17 +63,6 @@ TEST_F(RegionTaskList, ABurstOfLaunchesReadsTheirTasksFarLessOftenThroughTheClus
   // round answers all of them.
   EXPECT_LE(shared_reads * 3, own_polls)
       << "own polls " << own_polls << ", shared reads " << shared_reads;
-}
-
-TEST_F(RegionTaskList, ALoneWaitReadsItsOwnStatusRatherThanTheWholeList) {
-  auto s = settings(true);
-  s.cluster_task_list_min_waits = 2;
-  auto a = spawn(s);
-  pve->reset_counts();
-  auto r = launch(a, request("claim-alone"));
-  ASSERT_TRUE(r.ok) << r.error.message;
-  EXPECT_GT(pve->calls["task_status"], 0);
-  EXPECT_EQ(pve->calls["cluster_tasks"], 0) << "no launch ran beside it";
 }
 
 TEST_F(RegionTaskList, ATaskTheListLeavesOutIsPolledOnItsOwn) {
