@@ -27,6 +27,14 @@ class RegionCallEconomy : public region_actor_fixture {
     s.start_wait = s.clone_wait;
     return s;
   }
+  // A template whose ipconfig0 asks the simple IPAM for an address in the hosts' subnet.
+  void template_asks_for_an_address() {
+    pve->vms.at(9001).config.ipconfigs[0] = "ip=192.168.10.0/24,gw=192.168.10.1";
+  }
+  void refresh_now(region_actor a) {
+    caf::anon_send(a, refresh_atom::value);
+    sched().run();
+  }
 };
 
 TEST_F(RegionCallEconomy, ATaskWaitStartsFromTheDurationLearntForThatTaskTypeOnThatHost) {
@@ -82,7 +90,7 @@ TEST_F(RegionCallEconomy, ALaunchedVmsOwnRecordServesRefreshesUntilItsMaxAge) {
 }
 
 TEST_F(RegionCallEconomy, HostFactsAreReadOnceAndAgainOnlyPastTheirAge) {
-  pve->vms.at(9001).config.ipconfigs[0] = "ip=192.168.10.0/24,gw=192.168.10.1";
+  template_asks_for_an_address();
   auto s = settings();
   s.host_facts_max_age = 10min;
   auto a = spawn(s);
@@ -90,14 +98,12 @@ TEST_F(RegionCallEconomy, HostFactsAreReadOnceAndAgainOnlyPastTheirAge) {
   ASSERT_TRUE(launch(a, request("claim-facts")).ok) << "its template asks for an address";
   EXPECT_EQ(pve->calls["node_network"], 1);
   const int listings = pve->calls["cluster_resources"];
-  caf::anon_send(a, refresh_atom::value);
-  sched().run();
+  refresh_now(a);
   EXPECT_EQ(pve->calls["cluster_resources"], listings + 1);
   EXPECT_EQ(pve->calls["node_status"], 1) << "fresh facts are not read again";
   EXPECT_EQ(pve->calls["node_network"], 1) << "fresh facts are not read again";
   advance(11min);
-  caf::anon_send(a, refresh_atom::value);
-  sched().run();
+  refresh_now(a);
   EXPECT_EQ(pve->calls["node_status"], 2);
   EXPECT_EQ(pve->calls["node_network"], 2);
 }
@@ -107,13 +113,12 @@ TEST_F(RegionCallEconomy, ALaunchWithDhcpAndTheBuiltInCloudInitReadsNoHostBridge
   auto r = launch(a, request("claim-dhcp"));
   ASSERT_TRUE(r.ok) << r.error.message;
   EXPECT_TRUE(r.ipconfig0.empty()) << r.ipconfig0;
-  caf::anon_send(a, refresh_atom::value);
-  sched().run();
+  refresh_now(a);
   EXPECT_EQ(pve->calls["node_network"], 0) << "nothing the launch wrote came from a bridge";
 }
 
 TEST_F(RegionCallEconomy, ATemplateAskingForAnAddressReadsTheBridgesOnceBeforeItsFirstLaunch) {
-  pve->vms.at(9001).config.ipconfigs[0] = "ip=192.168.10.0/24,gw=192.168.10.1";
+  template_asks_for_an_address();
   auto a = spawn(settings());
   EXPECT_EQ(pve->calls["node_network"], 0) << "no launch needed them yet";
   auto first = launch(a, request("claim-ip-a"));
@@ -124,13 +129,12 @@ TEST_F(RegionCallEconomy, ATemplateAskingForAnAddressReadsTheBridgesOnceBeforeIt
   auto second = launch(a, request("claim-ip-b"));
   ASSERT_TRUE(second.ok) << second.error.message;
   EXPECT_EQ(second.ipconfig0.rfind("ip=192.168.10.13/24", 0), 0u) << second.ipconfig0;
-  caf::anon_send(a, refresh_atom::value);
-  sched().run();
+  refresh_now(a);
   EXPECT_EQ(pve->calls["node_network"], 1) << "read once, kept for their age";
 }
 
 TEST_F(RegionCallEconomy, LaunchesWaitingForTheBridgesShareOneReadPerHost) {
-  pve->vms.at(9001).config.ipconfigs[0] = "ip=192.168.10.0/24,gw=192.168.10.1";
+  template_asks_for_an_address();
   auto a = spawn(settings());
   auto first = ask<launch_reply>(a, launch_atom::value, request("claim-share-a"));
   auto second = ask<launch_reply>(a, launch_atom::value, request("claim-share-b"));
