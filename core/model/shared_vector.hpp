@@ -2,7 +2,8 @@
 // A vector with value semantics whose items are shared between copies until one of them is
 // changed (copy on write). Pods made from one template (a ReplicaSet's, a Job's) carry equal
 // containers, tolerations and volumes; with 100,000 pods held, each part is kept once per
-// template instead of once per pod. Reading looks like reading a std::vector; changing it
+// template instead of once per pod, both in the decoded API object (protocol/kube) and in its
+// scheduling model (model::pod). Reading looks like reading a std::vector; changing it
 // (push_back, a non-const operator[] or iterator) first copies the items if another copy shares
 // them. Copies may be read from many threads at once; only an object no other thread sees is
 // changed.
@@ -12,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-namespace kp::kube {
+namespace kp::model {
 
 template <class T>
 class shared_vector {
@@ -76,6 +77,8 @@ class shared_vector {
 
   // True when both copies hold the very same items (not just equal ones).
   bool shares_items_with(const shared_vector& other) const { return items_ == other.items_; }
+  // Names these items without keeping them: it expires when the last copy holding them goes.
+  std::weak_ptr<const void> identity() const { return items_; }
   // True when no other copy shares these items.
   bool sole_holder() const { return !items_ || items_.use_count() == 1; }
 
@@ -101,4 +104,4 @@ class shared_vector {
   std::shared_ptr<std::vector<T>> items_;
 };
 
-}  // namespace kp::kube
+}  // namespace kp::model
