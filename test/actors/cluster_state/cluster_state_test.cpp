@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <prometheus/registry.h>
@@ -462,9 +463,10 @@ TEST(SharedPodParts, EqualPartsAreSharedAcrossPodsAndControllersAndADifferingPar
   c.spec.containers[0].resources.requests["cpu"] = "200m";
   parts.share(c);
   EXPECT_FALSE(c.spec.containers.shares_items_with(a.spec.containers));
-  EXPECT_EQ(c.spec.containers[0].resources.requests.at("cpu"), "200m");
+  // Read through const: a non-const operator[] would give `a` its own copy first.
+  EXPECT_EQ(std::as_const(c).spec.containers[0].resources.requests.at("cpu"), "200m");
   EXPECT_TRUE(c.spec.tolerations.shares_items_with(a.spec.tolerations));
-  EXPECT_EQ(a.spec.containers[0].resources.requests.at("cpu"), "100m");
+  EXPECT_EQ(std::as_const(a).spec.containers[0].resources.requests.at("cpu"), "100m");
 
   // Another controller's equal parts and those of a pod without a controller are shared too;
   // owner references that differ are not.
