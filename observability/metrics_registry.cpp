@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <utility>
 
 #include <prometheus/gauge.h>
 #include <prometheus/text_serializer.h>
@@ -43,7 +44,8 @@ std::string metrics_registry::serialize(const std::vector<std::string>& names) c
   }
   std::ostringstream out;
   prometheus::TextSerializer{}.Serialize(out, families);
-  return out.str();
+  families.clear();             // the text is what is left to send: free the series first
+  return std::move(out).str();  // the stream's buffer itself, not a copy of it
 }
 
 void register_build_info(prometheus::Registry& registry, const std::string& version,

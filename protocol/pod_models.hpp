@@ -21,14 +21,17 @@ struct pod_model {
 };
 using pod_model_map = chunked_map<std::string, pod_model>;
 
-inline result<model::shared_pod> shared_model_of(const kube::pod& object) {
-  auto m = kube::to_model(object);
+// `parts` (optional) shares the model's template parts with the other pods translated through it.
+inline result<model::shared_pod> shared_model_of(const kube::pod& object,
+                                                 kube::pod_part_models* parts = nullptr) {
+  auto m = kube::to_model(object, parts);
   if (!m) return m.error();
   return model::share(std::move(*m));
 }
 
-inline pod_model translated(std::shared_ptr<const kube::pod> object) {
-  auto model = shared_model_of(*object);
+inline pod_model translated(std::shared_ptr<const kube::pod> object,
+                            kube::pod_part_models* parts = nullptr) {
+  auto model = shared_model_of(*object, parts);
   return {std::move(object), std::move(model)};
 }
 

@@ -80,10 +80,12 @@ struct kind_slot {
 };
 
 // The pods' scheduling models, kept in step with the pod slot: a pod object is translated once,
-// when it arrives; a relist or resync that repeats an object keeps its model.
+// when it arrives; a relist or resync that repeats an object keeps its model. Models of pods
+// whose objects share a template part share its translation (`parts`).
 struct pod_model_slot {
   std::shared_ptr<const pod_model_map> current = std::make_shared<const pod_model_map>();
   std::shared_ptr<pod_model_map> working;
+  kube::pod_part_models parts;
 
   pod_model_map& writable() {
     if (!working) {
@@ -100,7 +102,7 @@ struct pod_model_slot {
       if (previous != current->end() && previous->first == key && previous->second.object == object)
         fresh->try_emplace(key, previous->second);
       else
-        fresh->try_emplace(key, translated(object));
+        fresh->try_emplace(key, translated(object, &parts));
     }
     current = std::move(fresh);
     working.reset();
@@ -111,7 +113,7 @@ struct pod_model_slot {
     if (change.deleted) {
       if (current->count(key) != 0) writable().erase(key);
     } else {
-      writable().insert_or_assign(std::move(key), translated(change.object));
+      writable().insert_or_assign(std::move(key), translated(change.object, &parts));
     }
   }
 };

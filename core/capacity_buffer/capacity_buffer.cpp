@@ -70,7 +70,9 @@ model::pod virtual_pod(const buffer& b, const model::pod& shape, std::int64_t in
   p.terminating = false;
   p.unschedulable = true;
   p.start_unix_ms.reset();
-  std::erase_if(p.volumes, [](const model::pod_volume& v) { return !v.claim_name.empty(); });
+  const auto claims = [](const model::pod_volume& v) { return !v.claim_name.empty(); };
+  const auto& volumes = p.volumes.items();
+  if (std::any_of(volumes.begin(), volumes.end(), claims)) std::erase_if(p.volumes.edit(), claims);
   return p;
 }
 

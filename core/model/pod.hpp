@@ -12,6 +12,7 @@
 #include "core/model/node_selector.hpp"
 #include "core/model/pod_affinity.hpp"
 #include "core/model/resource_list.hpp"
+#include "core/model/shared_vector.hpp"
 #include "core/model/taint.hpp"
 #include "core/model/topology_spread.hpp"
 
@@ -57,17 +58,19 @@ struct pod {
   std::string uid;
   label_map labels;
   label_map annotations;
-  std::vector<container> containers;
-  std::vector<container> init_containers;
+  // The parts a pod takes from its template are shared between pods made from equal API parts
+  // (protocol/kube/pod_part_models.hpp): a cluster of 100,000 pods holds each distinct one once.
+  shared_vector<container> containers;
+  shared_vector<container> init_containers;
   resource_list overhead;
   std::map<std::string, std::string, std::less<>> node_selector;
   node_affinity affinity;
   pod_affinity_rules pod_affinity;
   pod_affinity_rules pod_anti_affinity;
-  std::vector<toleration> tolerations;
-  std::vector<topology_spread_constraint> topology_spread;
-  std::vector<pod_volume> volumes;
-  std::vector<owner_reference> owners;
+  shared_vector<toleration> tolerations;
+  shared_vector<topology_spread_constraint> topology_spread;
+  shared_vector<pod_volume> volumes;
+  shared_vector<owner_reference> owners;
   std::int32_t priority = 0;
   std::int64_t creation_unix_ms = 0;
   std::optional<std::int64_t> start_unix_ms;  // status.startTime: set once the kubelet took it

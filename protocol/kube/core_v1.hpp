@@ -21,12 +21,14 @@ struct port_spec {
   std::string host_ip;
   std::string protocol;
   friend bool operator==(const port_spec&, const port_spec&) = default;
+  friend auto operator<=>(const port_spec&, const port_spec&) = default;
 };
 
 struct resource_requirements {
   resource_list requests;
   resource_list limits;
   friend bool operator==(const resource_requirements&, const resource_requirements&) = default;
+  friend auto operator<=>(const resource_requirements&, const resource_requirements&) = default;
 };
 
 struct container {
@@ -36,6 +38,7 @@ struct container {
   std::vector<port_spec> ports;
   std::string restart_policy;  // "Always" on an init container marks a sidecar
   friend bool operator==(const container&, const container&) = default;
+  friend auto operator<=>(const container&, const container&) = default;
 };
 
 struct volume {
@@ -45,6 +48,7 @@ struct volume {
   bool host_path = false;
   bool empty_dir = false;
   friend bool operator==(const volume&, const volume&) = default;
+  friend auto operator<=>(const volume&, const volume&) = default;
 };
 
 struct topology_spread_constraint {
@@ -58,6 +62,8 @@ struct topology_spread_constraint {
   std::vector<std::string> match_label_keys;
   friend bool operator==(const topology_spread_constraint&,
                          const topology_spread_constraint&) = default;
+  friend auto operator<=>(const topology_spread_constraint&,
+                          const topology_spread_constraint&) = default;
 };
 
 // The parts a pod takes from its template (affinity, tolerations, spread constraints,

@@ -2,6 +2,7 @@
 // The building blocks every Kubernetes object shares: metadata, conditions, selectors, taints,
 // tolerations and affinity, as plain values. Quantities and timestamps stay as the text the API
 // sent; protocol/kube/model_translation turns them into core/model values.
+#include <compare>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -38,6 +39,7 @@ struct owner_reference {
   std::optional<bool> controller;
   std::optional<bool> block_owner_deletion;
   friend bool operator==(const owner_reference&, const owner_reference&) = default;
+  friend auto operator<=>(const owner_reference&, const owner_reference&) = default;
 };
 
 struct object_meta {
@@ -67,6 +69,7 @@ struct condition {
   std::string last_heartbeat_time;  // nodes only
   std::int64_t observed_generation = 0;
   friend bool operator==(const condition&, const condition&) = default;
+  friend auto operator<=>(const condition&, const condition&) = default;
 };
 
 struct object_reference {
@@ -86,12 +89,15 @@ struct label_selector_requirement {
   std::vector<std::string> values;
   friend bool operator==(const label_selector_requirement&,
                          const label_selector_requirement&) = default;
+  friend auto operator<=>(const label_selector_requirement&,
+                          const label_selector_requirement&) = default;
 };
 
 struct label_selector {
   string_map match_labels;
   std::vector<label_selector_requirement> match_expressions;
   friend bool operator==(const label_selector&, const label_selector&) = default;
+  friend auto operator<=>(const label_selector&, const label_selector&) = default;
 };
 
 // A node selector requirement; min_values is Karpenter's extension.
@@ -102,17 +108,21 @@ struct node_selector_requirement {
   std::optional<std::int64_t> min_values;
   friend bool operator==(const node_selector_requirement&,
                          const node_selector_requirement&) = default;
+  friend auto operator<=>(const node_selector_requirement&,
+                          const node_selector_requirement&) = default;
 };
 
 struct node_selector_term {
   std::vector<node_selector_requirement> match_expressions;
   std::vector<node_selector_requirement> match_fields;
   friend bool operator==(const node_selector_term&, const node_selector_term&) = default;
+  friend auto operator<=>(const node_selector_term&, const node_selector_term&) = default;
 };
 
 struct node_selector {
   std::vector<node_selector_term> node_selector_terms;
   friend bool operator==(const node_selector&, const node_selector&) = default;
+  friend auto operator<=>(const node_selector&, const node_selector&) = default;
 };
 
 struct preferred_scheduling_term {
@@ -120,12 +130,15 @@ struct preferred_scheduling_term {
   node_selector_term preference;
   friend bool operator==(const preferred_scheduling_term&,
                          const preferred_scheduling_term&) = default;
+  friend auto operator<=>(const preferred_scheduling_term&,
+                          const preferred_scheduling_term&) = default;
 };
 
 struct node_affinity {
   std::optional<node_selector> required;  // requiredDuringSchedulingIgnoredDuringExecution
   std::vector<preferred_scheduling_term> preferred;
   friend bool operator==(const node_affinity&, const node_affinity&) = default;
+  friend auto operator<=>(const node_affinity&, const node_affinity&) = default;
 };
 
 struct pod_affinity_term {
@@ -134,6 +147,7 @@ struct pod_affinity_term {
   std::optional<label_selector> namespace_selector;
   std::string topology_key;
   friend bool operator==(const pod_affinity_term&, const pod_affinity_term&) = default;
+  friend auto operator<=>(const pod_affinity_term&, const pod_affinity_term&) = default;
 };
 
 struct weighted_pod_affinity_term {
@@ -141,12 +155,15 @@ struct weighted_pod_affinity_term {
   pod_affinity_term term;
   friend bool operator==(const weighted_pod_affinity_term&,
                          const weighted_pod_affinity_term&) = default;
+  friend auto operator<=>(const weighted_pod_affinity_term&,
+                          const weighted_pod_affinity_term&) = default;
 };
 
 struct pod_affinity {
   std::vector<pod_affinity_term> required;
   std::vector<weighted_pod_affinity_term> preferred;
   friend bool operator==(const pod_affinity&, const pod_affinity&) = default;
+  friend auto operator<=>(const pod_affinity&, const pod_affinity&) = default;
 };
 
 struct affinity {
@@ -154,6 +171,7 @@ struct affinity {
   std::optional<kube::pod_affinity> pod_affinity;
   std::optional<kube::pod_affinity> pod_anti_affinity;
   friend bool operator==(const affinity&, const affinity&) = default;
+  friend auto operator<=>(const affinity&, const affinity&) = default;
 };
 
 struct taint {
@@ -171,6 +189,7 @@ struct toleration {
   std::string effect;
   std::optional<std::int64_t> toleration_seconds;
   friend bool operator==(const toleration&, const toleration&) = default;
+  friend auto operator<=>(const toleration&, const toleration&) = default;
 };
 
 // Reference to a Secret by name and namespace.

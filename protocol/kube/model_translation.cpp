@@ -230,7 +230,102 @@ std::string format_rfc3339(std::int64_t unix_ms) {
   return buf;
 }
 
-result<model::pod> to_model(const pod& p) {
+namespace {
+
+result<std::vector<model::container>> containers_of(const std::vector<container>& in,
+                                                    const std::string& where) {
+  std::vector<model::container> out;
+  out.reserve(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    auto c = container_of(in[i], where + "[" + std::to_string(i) + "]");
+    if (!c) return c.error();
+    out.push_back(std::move(*c));
+  }
+  return out;
+}
+
+result<std::vector<model::topology_spread_constraint>> spread_of(
+    const std::vector<topology_spread_constraint>& in, const std::string& where) {
+  std::vector<model::topology_spread_constraint> out;
+  out.reserve(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const auto& c = in[i];
+    const std::string cw = where + " spec.topologySpreadConstraints[" + std::to_string(i) + "]";
+    model::topology_spread_constraint m;
+    m.max_skew = static_cast<std::int32_t>(c.max_skew);
+    m.topology_key = c.topology_key;
+    if (c.when_unsatisfiable == "ScheduleAnyway") {
+      m.when = model::when_unsatisfiable::schedule_anyway;
+    } else if (c.when_unsatisfiable == "DoNotSchedule" || c.when_unsatisfiable.empty()) {
+      m.when = model::when_unsatisfiable::do_not_schedule;
+    } else {
+      return make_error("invalid_object",
+                        cw + ".whenUnsatisfiable: unknown value \"" + c.when_unsatisfiable + "\"");
+    }
+    auto s = optional_selector(c.label_selector, cw + ".labelSelector");
+    if (!s) return s.error();
+    m.selector = std::move(*s);
+    if (c.min_domains) m.min_domains = static_cast<std::int32_t>(*c.min_domains);
+    m.node_affinity_policy = c.node_affinity_policy == "Ignore" ? model::inclusion_policy::ignore
+                                                                : model::inclusion_policy::honor;
+    m.node_taints_policy = c.node_taints_policy == "Honor" ? model::inclusion_policy::honor
+                                                           : model::inclusion_policy::ignore;
+    m.match_label_keys = c.match_label_keys;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::vector<model::toleration> tolerations_of(const std::vector<toleration>& in) {
+  std::vector<model::toleration> out;
+  out.reserve(in.size());
+  for (const auto& t : in)
+    out.push_back({t.key, t.operator_, t.value, t.effect, t.toleration_seconds});
+  return out;
+}
+
+// `pod_name` names the PVCs of generic ephemeral volumes.
+std::vector<model::pod_volume> volumes_of(const std::vector<volume>& in,
+                                          const std::string& pod_name) {
+  std::vector<model::pod_volume> out;
+  out.reserve(in.size());
+  for (const auto& v : in) {
+    model::pod_volume mv;
+    mv.name = v.name;
+    mv.claim_name = v.persistent_volume_claim;
+    if (v.ephemeral) mv.claim_name = pod_name + "-" + v.name;  // generic ephemeral volume's PVC
+    out.push_back(std::move(mv));
+  }
+  return out;
+}
+
+std::vector<model::owner_reference> owners_of(const std::vector<owner_reference>& in) {
+  std::vector<model::owner_reference> out;
+  out.reserve(in.size());
+  for (const auto& o : in) out.push_back({o.kind, o.name, o.uid, o.controller.value_or(false)});
+  return out;
+}
+
+// The model of one part: through `memo` when given (shared with every pod whose API object
+// shares the part), translated afresh otherwise.
+template <class In, class Out, class Translate>
+result<model::shared_vector<Out>> part_model(part_translations<In, Out>* memo,
+                                             const shared_vector<In>& in, Translate translate) {
+  auto wrapped = [&]() -> result<std::vector<Out>> { return translate(in.items()); };
+  if (memo != nullptr) return memo->of(in, wrapped);
+  auto made = wrapped();
+  if (!made) return made.error();
+  return model::shared_vector<Out>(std::move(*made));
+}
+
+template <class T>
+auto as_result(T value) -> result<T> {
+  return value;
+}
+
+}  // namespace
+
+result<model::pod> to_model(const pod& p, pod_part_models* parts) {
   const std::string where = "Pod " + object_name(p.metadata);
   model::pod out;
   out.name = p.metadata.name;
@@ -238,18 +333,17 @@ result<model::pod> to_model(const pod& p) {
   out.uid = p.metadata.uid;
   out.labels.insert(p.metadata.labels.begin(), p.metadata.labels.end());
   out.annotations.insert(p.metadata.annotations.begin(), p.metadata.annotations.end());
-  for (std::size_t i = 0; i < p.spec.containers.size(); ++i) {
-    auto c =
-        container_of(p.spec.containers[i], where + " spec.containers[" + std::to_string(i) + "]");
-    if (!c) return c.error();
-    out.containers.push_back(std::move(*c));
-  }
-  for (std::size_t i = 0; i < p.spec.init_containers.size(); ++i) {
-    auto c = container_of(p.spec.init_containers[i],
-                          where + " spec.initContainers[" + std::to_string(i) + "]");
-    if (!c) return c.error();
-    out.init_containers.push_back(std::move(*c));
-  }
+  auto* containers_memo = parts != nullptr ? &parts->containers : nullptr;
+  auto containers = part_model(containers_memo, p.spec.containers, [&](const auto& in) {
+    return containers_of(in, where + " spec.containers");
+  });
+  if (!containers) return containers.error();
+  out.containers = std::move(*containers);
+  auto init_containers = part_model(containers_memo, p.spec.init_containers, [&](const auto& in) {
+    return containers_of(in, where + " spec.initContainers");
+  });
+  if (!init_containers) return init_containers.error();
+  out.init_containers = std::move(*init_containers);
   auto overhead = resources(p.spec.overhead, where + " spec.overhead");
   if (!overhead) return overhead.error();
   out.overhead = std::move(*overhead);
@@ -288,45 +382,22 @@ result<model::pod> to_model(const pod& p) {
     if (!paa) return paa.error();
     out.pod_anti_affinity = std::move(*paa);
   }
-  for (const auto& t : p.spec.tolerations) {
-    out.tolerations.push_back({t.key, t.operator_, t.value, t.effect, t.toleration_seconds});
-  }
-  for (std::size_t i = 0; i < p.spec.topology_spread_constraints.size(); ++i) {
-    const auto& c = p.spec.topology_spread_constraints[i];
-    const std::string cw = where + " spec.topologySpreadConstraints[" + std::to_string(i) + "]";
-    model::topology_spread_constraint m;
-    m.max_skew = static_cast<std::int32_t>(c.max_skew);
-    m.topology_key = c.topology_key;
-    if (c.when_unsatisfiable == "ScheduleAnyway") {
-      m.when = model::when_unsatisfiable::schedule_anyway;
-    } else if (c.when_unsatisfiable == "DoNotSchedule" || c.when_unsatisfiable.empty()) {
-      m.when = model::when_unsatisfiable::do_not_schedule;
-    } else {
-      return make_error("invalid_object",
-                        cw + ".whenUnsatisfiable: unknown value \"" + c.when_unsatisfiable + "\"");
-    }
-    auto s = optional_selector(c.label_selector, cw + ".labelSelector");
-    if (!s) return s.error();
-    m.selector = std::move(*s);
-    if (c.min_domains) m.min_domains = static_cast<std::int32_t>(*c.min_domains);
-    m.node_affinity_policy = c.node_affinity_policy == "Ignore" ? model::inclusion_policy::ignore
-                                                                : model::inclusion_policy::honor;
-    m.node_taints_policy = c.node_taints_policy == "Honor" ? model::inclusion_policy::honor
-                                                           : model::inclusion_policy::ignore;
-    m.match_label_keys = c.match_label_keys;
-    out.topology_spread.push_back(std::move(m));
-  }
-  for (const auto& v : p.spec.volumes) {
-    model::pod_volume mv;
-    mv.name = v.name;
-    mv.claim_name = v.persistent_volume_claim;
-    if (v.ephemeral)
-      mv.claim_name = p.metadata.name + "-" + v.name;  // generic ephemeral volume's PVC
-    out.volumes.push_back(std::move(mv));
-  }
-  for (const auto& o : p.metadata.owner_references) {
-    out.owners.push_back({o.kind, o.name, o.uid, o.controller.value_or(false)});
-  }
+  out.tolerations =
+      *part_model(parts != nullptr ? &parts->tolerations : nullptr, p.spec.tolerations,
+                  [](const auto& in) { return as_result(tolerations_of(in)); });
+  auto spread =
+      part_model(parts != nullptr ? &parts->spread : nullptr, p.spec.topology_spread_constraints,
+                 [&](const auto& in) { return spread_of(in, where); });
+  if (!spread) return spread.error();
+  out.topology_spread = std::move(*spread);
+  // A generic ephemeral volume's claim is named after the pod: such a list is the pod's own.
+  const bool ephemeral = std::any_of(p.spec.volumes.begin(), p.spec.volumes.end(),
+                                     [](const volume& v) { return v.ephemeral; });
+  out.volumes =
+      *part_model(parts != nullptr && !ephemeral ? &parts->volumes : nullptr, p.spec.volumes,
+                  [&](const auto& in) { return as_result(volumes_of(in, p.metadata.name)); });
+  out.owners = *part_model(parts != nullptr ? &parts->owners : nullptr, p.metadata.owner_references,
+                           [](const auto& in) { return as_result(owners_of(in)); });
   out.priority = static_cast<std::int32_t>(p.spec.priority.value_or(0));
   out.creation_unix_ms = parse_rfc3339_ms(p.metadata.creation_timestamp).value_or(0);
   if (!p.status.start_time.empty()) out.start_unix_ms = parse_rfc3339_ms(p.status.start_time);

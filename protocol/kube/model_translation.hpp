@@ -14,6 +14,7 @@
 #include "core/result.hpp"
 #include "protocol/kube/core_v1.hpp"
 #include "protocol/kube/karpenter_v1.hpp"
+#include "protocol/kube/pod_part_models.hpp"
 #include "protocol/kube/storage_v1.hpp"
 
 namespace kp::kube {
@@ -23,7 +24,9 @@ std::optional<std::int64_t> parse_rfc3339_ms(const std::string& text);
 // Unix milliseconds to "2025-01-02T03:04:05Z" (seconds precision, as metav1.Time).
 std::string format_rfc3339(std::int64_t unix_ms);
 
-result<model::pod> to_model(const pod& p);
+// With `parts`, the model shares each part with every pod translated through it whose object
+// shares that part (pod_part_models.hpp); without, every part is the model's own.
+result<model::pod> to_model(const pod& p, pod_part_models* parts = nullptr);
 // csi (optional) adds the node's CSI attach limits.
 result<model::node> to_model(const node& n, const csi_node* csi = nullptr);
 result<model::nodepool> to_model(const node_pool& p);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <prometheus/registry.h>
@@ -445,7 +446,7 @@ kube::pod pod_of_controller(const std::string& name, const std::string& controll
   return p;
 }
 
-TEST(SharedPodParts, PodsOfOneControllerShareEqualPartsAndKeepTheirOwnWhenTheyDiffer) {
+TEST(SharedPodParts, EqualPartsAreSharedAcrossPodsAndControllersAndADifferingPartIsKept) {
   shared_pod_parts parts;
   auto a = pod_of_controller("a", "rs-1");
   auto b = pod_of_controller("b", "rs-1");
@@ -462,18 +463,23 @@ TEST(SharedPodParts, PodsOfOneControllerShareEqualPartsAndKeepTheirOwnWhenTheyDi
   c.spec.containers[0].resources.requests["cpu"] = "200m";
   parts.share(c);
   EXPECT_FALSE(c.spec.containers.shares_items_with(a.spec.containers));
-  EXPECT_EQ(c.spec.containers[0].resources.requests.at("cpu"), "200m");
+  // Read through const: a non-const operator[] would give `a` its own copy first.
+  EXPECT_EQ(std::as_const(c).spec.containers[0].resources.requests.at("cpu"), "200m");
   EXPECT_TRUE(c.spec.tolerations.shares_items_with(a.spec.tolerations));
-  EXPECT_EQ(a.spec.containers[0].resources.requests.at("cpu"), "100m");
+  EXPECT_EQ(std::as_const(a).spec.containers[0].resources.requests.at("cpu"), "100m");
 
-  // Another controller's equal parts and a pod without a controller are not shared.
+  // Another controller's equal parts and those of a pod without a controller are shared too;
+  // owner references that differ are not.
   auto other = pod_of_controller("d", "rs-2");
   auto orphan = pod_of_controller("e", "");
   parts.share(other);
   parts.share(orphan);
-  EXPECT_FALSE(other.spec.tolerations.shares_items_with(a.spec.tolerations));
-  EXPECT_FALSE(orphan.spec.tolerations.shares_items_with(a.spec.tolerations));
-  EXPECT_EQ(parts.controllers(), 2u);
+  EXPECT_TRUE(other.spec.tolerations.shares_items_with(a.spec.tolerations));
+  EXPECT_TRUE(orphan.spec.containers.shares_items_with(a.spec.containers));
+  EXPECT_FALSE(other.metadata.owner_references.shares_items_with(a.metadata.owner_references));
+  EXPECT_TRUE(orphan.metadata.owner_references.empty());
+  // Two owner references, two container lists, one each of tolerations, volumes and affinity.
+  EXPECT_EQ(parts.held(), 7u);
 
   // Changing a pod that shares its parts leaves the others alone.
   b.spec.tolerations.push_back({"dedicated", "Equal", "infra", "NoSchedule", {}});
@@ -481,22 +487,28 @@ TEST(SharedPodParts, PodsOfOneControllerShareEqualPartsAndKeepTheirOwnWhenTheyDi
   EXPECT_EQ(b.spec.tolerations.size(), 2u);
 }
 
-TEST(SharedPodParts, ControllersWhosePodsAreGoneAreForgotten) {
+kube::pod pod_with_cpu(const std::string& name, int cpu_m) {
+  auto p = pod_of_controller(name, "rs-" + name);
+  p.spec.containers[0].resources.requests["cpu"] = std::to_string(cpu_m) + "m";
+  return p;
+}
+
+TEST(SharedPodParts, PartsNoPodHoldsAnyMoreAreDroppedByALaterSweep) {
   shared_pod_parts parts;
   {
     std::vector<kube::pod> gone;
-    for (int i = 0; i < 1024; ++i)
-      gone.push_back(pod_of_controller("p" + std::to_string(i), "rs-" + std::to_string(i)));
+    for (int i = 0; i < 1024; ++i) gone.push_back(pod_with_cpu("p" + std::to_string(i), i));
     for (auto& p : gone) parts.share(p);
   }
-  // The 1,024th controller triggered a sweep while its pods were alive; once they are gone, the
-  // next sweep (at twice the size) drops them.
+  // The 1,024th part of a kind triggered a sweep while its pods were alive; once they are gone,
+  // the next sweep (at twice the size) drops them.
   std::vector<kube::pod> alive;
-  for (int i = 0; i < 2048; ++i)
-    alive.push_back(pod_of_controller("q" + std::to_string(i), "live-" + std::to_string(i)));
+  for (int i = 0; i < 2048; ++i) alive.push_back(pod_with_cpu("q" + std::to_string(i), 5000 + i));
   for (auto& p : alive) parts.share(p);
-  EXPECT_EQ(parts.controllers(), 2048u);  // 3,072 if the gone ones were kept
-  auto again = pod_of_controller("again", "live-7");
+  // 2,048 owner references and container lists, one each of tolerations, volumes and affinity
+  // (3,072 of each if the gone ones were kept).
+  EXPECT_EQ(parts.held(), 2 * 2048u + 3u);
+  auto again = pod_with_cpu("again", 5007);
   parts.share(again);
   EXPECT_TRUE(again.spec.containers.shares_items_with(alive[7].spec.containers));
 }

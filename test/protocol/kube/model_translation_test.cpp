@@ -92,6 +92,52 @@ TEST(KubeModelTranslation, aMalformedQuantityNamesThePodAndTheField) {
       << m.error().message;
 }
 
+pod web_pod(const std::string& name, const std::string& cpu) {
+  auto p = decode<pod>(R"({"metadata": {"name": ")" + name + R"(", "namespace": "default",
+      "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "rs", "controller": true}]},
+    "spec": {"containers": [{"name": "a", "resources": {"requests": {"cpu": ")" +
+                       cpu + R"("}}}],
+      "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"}],
+      "volumes": [{"name": "scratch", "ephemeral": {}}, {"name": "data", "persistentVolumeClaim": {"claimName": "d"}}]}})");
+  EXPECT_TRUE(p.ok()) << p.error().message;
+  return *p;
+}
+
+TEST(KubeModelTranslation, modelsOfPodsWhoseObjectsShareAPartShareItsTranslation) {
+  pod_part_models parts;
+  auto a = web_pod("a", "250m");
+  auto b = web_pod("b", "500m");
+  // What the pod informer does with equal parts (shared_pod_parts): one value for both pods.
+  b.spec.tolerations = a.spec.tolerations;
+  b.metadata.owner_references = a.metadata.owner_references;
+  b.spec.volumes = a.spec.volumes;
+  auto ma = to_model(a, &parts);
+  auto mb = to_model(b, &parts);
+  ASSERT_TRUE(ma.ok() && mb.ok());
+  EXPECT_TRUE(mb->tolerations.shares_items_with(ma->tolerations));
+  EXPECT_TRUE(mb->owners.shares_items_with(ma->owners));
+  EXPECT_FALSE(mb->containers.shares_items_with(ma->containers));
+  EXPECT_EQ(mb->containers[0].requests.milli("cpu"), 500);
+  // A generic ephemeral volume's claim is named after its pod: never shared.
+  EXPECT_FALSE(mb->volumes.shares_items_with(ma->volumes));
+  EXPECT_EQ(ma->volumes[0].claim_name, "a-scratch");
+  EXPECT_EQ(mb->volumes[0].claim_name, "b-scratch");
+  // Shared or not, the model is the one a translation without sharing makes.
+  EXPECT_EQ(*mb, *to_model(b));
+}
+
+TEST(KubeModelTranslation, aPartWhosePodsAreGoneIsNeverMistakenForTheOneNowAtItsAddress) {
+  pod_part_models parts;
+  for (int i = 0; i < 3000; ++i) {
+    // Each pod is gone before the next is made, so allocations reuse the same addresses.
+    auto p = web_pod("p", std::to_string(i + 1) + "m");
+    auto m = to_model(p, &parts);
+    ASSERT_TRUE(m.ok());
+    ASSERT_EQ(m->containers[0].requests.milli("cpu"), i + 1);
+  }
+  EXPECT_LT(parts.containers.size(), 3000u);  // entries of gone parts are swept
+}
+
 TEST(KubeModelTranslation, anUnknownOperatorIsAnError) {
   auto p = decode<pod>(R"({"metadata": {"name": "p"}, "spec": {"affinity": {"nodeAffinity": {
       "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [

@@ -1,0 +1,64 @@
+#pragma once
+// The scheduling model of each distinct part a pod takes from its template (containers,
+// tolerations, spread constraints, volumes, owners), translated once. The pod informer makes
+// equal API parts one shared value (actors/cluster_state/shared_pod_parts.hpp); translating
+// through one `pod_part_models` gives the models of those pods one shared model part too, so
+// 100,000 model pods hold each distinct part once instead of a copy each. Not thread-safe: one
+// per translating actor.
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/model/pod.hpp"
+#include "core/result.hpp"
+#include "protocol/kube/core_v1.hpp"
+
+namespace kp::kube {
+
+// Translations of one kind of part, by the identity of the API part's shared items.
+template <class In, class Out>
+class part_translations {
+ public:
+  // The model of `in`: the one made before for these very items, or `translate()`'s (a
+  // result<std::vector<Out>>), kept unless it failed (errors name the pod, so they are not).
+  template <class Translate>
+  result<model::shared_vector<Out>> of(const shared_vector<In>& in, Translate&& translate) {
+    if (in.empty()) return model::shared_vector<Out>{};
+    // The address names the items while they live; an entry whose items are gone is stale
+    // (another part may since live at that address).
+    const void* key = &in.items();
+    auto at = made_.find(key);
+    if (at != made_.end() && !at->second.source.expired()) return at->second.model;
+    auto made = translate();
+    if (!made) return made.error();
+    model::shared_vector<Out> model(std::move(*made));
+    made_.insert_or_assign(key, entry{in.identity(), model});
+    if (made_.size() >= sweep_at_) {
+      std::erase_if(made_, [](const auto& e) { return e.second.source.expired(); });
+      sweep_at_ = std::max<std::size_t>(1024, 2 * made_.size());
+    }
+    return model;
+  }
+  std::size_t size() const { return made_.size(); }
+
+ private:
+  struct entry {
+    std::weak_ptr<const void> source;  // not kept alive: the pods holding it decide
+    model::shared_vector<Out> model;
+  };
+  std::unordered_map<const void*, entry> made_;
+  std::size_t sweep_at_ = 1024;  // parts of pods that are gone are dropped as the table doubles
+};
+
+struct pod_part_models {
+  part_translations<container, model::container> containers;
+  part_translations<toleration, model::toleration> tolerations;
+  part_translations<topology_spread_constraint, model::topology_spread_constraint> spread;
+  part_translations<volume, model::pod_volume> volumes;
+  part_translations<owner_reference, model::owner_reference> owners;
+};
+
+}  // namespace kp::kube
