@@ -1,8 +1,8 @@
 // The region's inventory: one /cluster/resources per refresh, then the details read once per
-// host (status, bridges) and once per VM (its config, again while the read fails). From it come
-// the placement view, the simple IPAM, the listing of what this cluster owns (positive knowledge
-// only: a VM whose config could not be read, or on a host that is not online, is "unknown") and
-// the inventory report.
+// host (status; bridges once a launch needed them) and once per VM (its config, again while the
+// read fails). From it come the placement view, the simple IPAM, the listing of what this
+// cluster owns (positive knowledge only: a VM whose config could not be read, or on a host that
+// is not online, is "unknown") and the inventory report.
 #include <algorithm>
 #include <set>
 
@@ -60,6 +60,14 @@ std::vector<ipam::host_bridge> bridges_of(const host_record& h) {
   return out;
 }
 
+// Keeps a host's bridges as read; a failed read keeps what was known (without bridges the IPAM
+// still works: no gateway default, no seeds).
+void keep_bridges(region_state& st, const std::string& host,
+                  result<std::vector<proxmox::network_interface>> r) {
+  auto it = st.hosts.find(host);
+  if (r && it != st.hosts.end()) it->second.network = std::move(*r);
+}
+
 void count_unknown(region_state& st, const std::string& why) {
   if (st.metrics.unknown == nullptr) return;
   st.metrics.unknown->Add({{"region", st.cfg.region}, {"reason", why}}).Increment();
@@ -105,16 +113,15 @@ void fetch_details(self_ptr self) {
                                     one_done();
                                   }));
   }
+  // Bridges only once a launch needed them (with_host_bridges): then for every host.
   for (auto& [name, h] : st.hosts) {
-    if (!h.online() || (h.network && stale.count(name) == 0)) continue;
+    if (!h.online() || (h.network ? stale.count(name) == 0 : !st.bridges_wanted)) continue;
     ++*pending;
     std::string host = name;
     st.api->node_network(
         host, bounce_refresh<std::vector<proxmox::network_interface>>(
                   self, [self, host, one_done](result<std::vector<proxmox::network_interface>> r) {
-                    auto it = self->state.hosts.find(host);
-                    // Without bridges the IPAM still works (no gateway default, no seeds).
-                    if (r && it != self->state.hosts.end()) it->second.network = std::move(*r);
+                    keep_bridges(self->state, host, std::move(r));
                     one_done();
                   }));
   }
@@ -293,6 +300,36 @@ void with_fresh_inventory(self_ptr self, std::function<void()> f) {
   auto& st = self->state;
   st.after_next_refresh.push_back(within_launch(self, std::move(f)));
   refresh(self);  // starts one now, or right after the one under way
+}
+
+void with_host_bridges(self_ptr self, std::function<void()> f) {
+  auto& st = self->state;
+  st.bridges_wanted = true;
+  std::vector<std::string> missing;
+  for (const auto& [name, h] : st.hosts) {
+    if (h.online() && !h.network) missing.push_back(name);
+  }
+  if (missing.empty() && !st.bridges_reading) return f();
+  st.bridge_waiters.push_back(within_launch(self, std::move(f)));
+  if (st.bridges_reading) return;
+  st.bridges_reading = true;
+  // The reads serve every launch waiting: no single launch's fault may drop their answers.
+  launch_scope region_wide(st, {});
+  auto pending = std::make_shared<std::size_t>(missing.size());
+  for (const auto& host : missing) {
+    st.api->node_network(
+        host, bounce<std::vector<proxmox::network_interface>>(
+                  self, [self, host, pending](result<std::vector<proxmox::network_interface>> r) {
+                    auto& st = self->state;
+                    keep_bridges(st, host, std::move(r));
+                    if (--*pending != 0) return;
+                    st.bridges_reading = false;
+                    rebuild_ipam(st);
+                    auto waiters = std::move(st.bridge_waiters);
+                    st.bridge_waiters.clear();
+                    for (auto& w : waiters) w();
+                  }));
+  }
 }
 
 void remember_config(region_state& st, std::uint32_t vmid, const proxmox::vm_config& config) {

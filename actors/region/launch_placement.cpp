@@ -1,11 +1,14 @@
 // Where a new VM goes and what it gets before it exists: host (placement over the hosts that
 // hold the template), VMID (the region's one allocator, never one a NodeClaim names), CPU
 // pinning, NICs with MACs of ours and the simple IPAM's address, so cloud-init can name them.
+// The host bridges are read for that only when a launch needs them (needs_host_bridges).
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "actors/region/pci_passthrough.hpp"
 #include "actors/region/region_state.hpp"
+#include "core/ipam/ipconfig.hpp"
 #include "core/placement/place_vm.hpp"
 
 namespace kp::actors::region {
@@ -47,17 +50,35 @@ std::vector<cloudinit::vm_nic> plan_nics(region_state& st, const launch_op& op,
   return out;
 }
 
-// The simple IPAM (kpp.md 4.6): when the base's ipconfig0 asks for an address (ip= a network
-// address, or ip6= a prefix), the VM's ipconfig0 is chosen here and written in the config call.
-// The search starts at the host bridge's address. An empty code: nothing to do or done.
-region_error assign_address(region_state& st, launch_op& op, const proxmox::vm_config& base) {
+// The base's ipconfig0 when it asks the simple IPAM for an address (ip= a network address, or
+// ip6= a prefix); nothing otherwise, or when it does not parse (not ours to judge: Proxmox keeps
+// the template's value).
+std::optional<std::string> address_request(const proxmox::vm_config& base) {
   auto text = base.ipconfigs.find(0);
-  if (text == base.ipconfigs.end()) return {};
+  if (text == base.ipconfigs.end()) return std::nullopt;
   auto parsed = ipam::parse_ipconfig(text->second);
-  if (!parsed) return {};  // not ours to judge: Proxmox keeps the template's value
-  bool v4 = ipam::simple_ipam::wants_ipv4_allocation(*parsed);
-  bool v6 = ipam::simple_ipam::wants_slaac(*parsed);
-  if (!v4 && !v6) return {};
+  if (!parsed || (!ipam::simple_ipam::wants_ipv4_allocation(*parsed) &&
+                  !ipam::simple_ipam::wants_slaac(*parsed))) {
+    return std::nullopt;
+  }
+  return text->second;
+}
+
+// Whether planning the launch's NICs needs the host bridges: the simple IPAM takes its subnet
+// from them and counts every host's bridge address as taken, and cloud-init's NodeAddress4 and
+// NodeGateway4 carry the bridge's address, which only the node class's own templates can show
+// (the built-in ones do not).
+bool needs_host_bridges(const launch_op& op) {
+  if (op.req.cloud_init && !op.req.cloud_init->sources.documents.empty()) return true;
+  return op.base_config && address_request(*op.base_config);
+}
+
+// The simple IPAM (kpp.md 4.6): when the base's ipconfig0 asks for an address, the VM's
+// ipconfig0 is chosen here and written in the config call. The search starts at the host
+// bridge's address. An empty code: nothing to do or done.
+region_error assign_address(region_state& st, launch_op& op, const proxmox::vm_config& base) {
+  auto text = address_request(base);
+  if (!text) return {};
   ipam::host_bridge bridge;
   auto net = base.nets.find(0);
   auto h = st.hosts.find(op.host);
@@ -71,11 +92,11 @@ region_error assign_address(region_state& st, launch_op& op, const proxmox::vm_c
   for (const auto& n : op.nics) {
     if (n.index == 0) mac = n.mac;
   }
-  auto a = st.ipam.allocate(text->second, bridge, mac);
+  auto a = st.ipam.allocate(*text, bridge, mac);
   if (!a) {
-    return {a.error().code == "ipam_exhausted" ? "no_capacity" : "invalid_request",
-            "template '" + op.req.template_name + "' ipconfig0 " + text->second + ": " +
-                a.error().message};
+    return {
+        a.error().code == "ipam_exhausted" ? "no_capacity" : "invalid_request",
+        "template '" + op.req.template_name + "' ipconfig0 " + *text + ": " + a.error().message};
   }
   op.ipconfig0 = a->ipconfig;
   if (a->address) op.ip_address = a->address->to_string();
@@ -83,6 +104,13 @@ region_error assign_address(region_state& st, launch_op& op, const proxmox::vm_c
     if (n.index == 0) n.ipconfig = op.ipconfig0;
   }
   return {};
+}
+
+region_error plan_network_now(region_state& st, launch_op& op) {
+  op.nics.clear();
+  if (!op.base_config) return {};
+  op.nics = plan_nics(st, op, *op.base_config);
+  return assign_address(st, op, *op.base_config);
 }
 
 }  // namespace
@@ -96,11 +124,15 @@ std::vector<std::string> normalised_tags(const std::vector<std::string>& wanted)
   return parsed ? *parsed : std::vector<std::string>{"karpenter"};
 }
 
-region_error plan_network(region_state& st, launch_op& op) {
-  op.nics.clear();
-  if (!op.base_config) return {};
-  op.nics = plan_nics(st, op, *op.base_config);
-  return assign_address(st, op, *op.base_config);
+void plan_network(self_ptr self, const std::shared_ptr<launch_op>& op, std::function<void()> next) {
+  auto plan = [self, op, next = std::move(next)] {
+    if (auto e = plan_network_now(self->state, *op); !e.code.empty()) {
+      return fail_launch(self, op, e);
+    }
+    next();
+  };
+  if (!needs_host_bridges(*op)) return plan();
+  with_host_bridges(self, std::move(plan));
 }
 
 region_error place_new_vm(self_ptr self, launch_op& op) {
@@ -139,7 +171,7 @@ region_error place_new_vm(self_ptr self, launch_op& op) {
   }
   auto tmpl = st.vms.find(op.template_vmid);
   if (tmpl != st.vms.end() && tmpl->second.config) op.base_config = tmpl->second.config;
-  return plan_network(st, op);
+  return {};
 }
 
 void when_claims_known(self_ptr self, std::function<void()> f, std::function<void()> not_ready) {

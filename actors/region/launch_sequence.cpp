@@ -444,20 +444,19 @@ void resume(self_ptr self, std::shared_ptr<launch_op> op, std::uint32_t vmid, in
     op->cloned = true;
     op->resumed = true;
     op->current = c.config;
-    if (!configured(*op)) {
-      // Before its config call the clone still has the template's NICs and ipconfig.
-      op->base_config = c.config;
-      if (auto e = plan_network(st, *op); !e.code.empty()) return fail_launch(self, op, e);
-    } else {
-      for (const auto& [index, text] : c.config.ipconfigs) {
-        if (index == 0) op->ipconfig0 = text;
-      }
-    }
     st.log.info("resuming the launch of an existing VM",
                 {{"nodeclaim", op->req.nodeclaim},
                  {"vmid", std::to_string(vmid)},
                  {"host", op->host},
                  {"configured", configured(*op) ? "true" : "false"}});
+    if (!configured(*op)) {
+      // Before its config call the clone still has the template's NICs and ipconfig.
+      op->base_config = c.config;
+      return plan_network(self, op, [self, op] { step_upload(self, op); });
+    }
+    for (const auto& [index, text] : c.config.ipconfigs) {
+      if (index == 0) op->ipconfig0 = text;
+    }
     step_upload(self, op);
   });
 }
@@ -534,7 +533,7 @@ void begin_launch(self_ptr self, std::shared_ptr<launch_op> op) {
   if (auto e = place_new_vm(self, *op); !e.code.empty()) return fail_launch(self, op, e);
   // Disks that cannot be written fail here, before a clone is made for nothing.
   if (auto e = plan_data_disks(*op); !e.code.empty()) return fail_launch(self, op, e);
-  clone_vm(self, op);
+  plan_network(self, op, [self, op] { clone_vm(self, op); });
 }
 
 }  // namespace

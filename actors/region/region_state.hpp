@@ -150,6 +150,11 @@ struct region_state {
   std::vector<std::function<void()>> waiting_for_claims;
   std::mt19937_64 random{std::random_device{}()};
   ipam::simple_ipam ipam;  // rebuilt at every refresh from VM configs and bridges
+  // Host bridges are read only once a launch needed them (with_host_bridges); the launches
+  // waiting for the reads under way.
+  bool bridges_wanted = false;
+  bool bridges_reading = false;
+  std::vector<std::function<void()>> bridge_waiters;
   std::map<std::string, std::string> unusable_hosts;  // host -> why its topology is unknown
   std::map<std::string, std::string> topology_warnings;
   region_metrics metrics;
@@ -270,6 +275,10 @@ void schedule_tick(self_ptr self);
 void with_inventory(self_ptr self, std::function<void()> f);
 // Runs `f` after a refresh that started after this call (a listing that is fresh).
 void with_fresh_inventory(self_ptr self, std::function<void()> f);
+// Runs `f` once every online host's bridges were read (at once when they are known; a failed
+// read leaves a host without: the IPAM works without its seeds). From then on every refresh
+// reads the bridges of hosts that have none yet.
+void with_host_bridges(self_ptr self, std::function<void()> f);
 void rebuild_placement(region_state& st);
 void rebuild_ipam(region_state& st);
 placement::host_state* placement_host(region_state& st, const std::string& name);
@@ -318,10 +327,13 @@ void fail_launch(self_ptr self, const std::shared_ptr<launch_op>& op, protocol::
 void finish_launch(self_ptr self, const std::shared_ptr<launch_op>& op,
                    protocol::launch_reply reply);
 void record_started(self_ptr self, const std::shared_ptr<launch_op>& op);
-// Chooses host, VMID, pinning, NICs and address for a new VM; an error code when it cannot.
+// Chooses host, VMID and pinning for a new VM, and its base config (the template's); an error
+// code when it cannot.
 protocol::region_error place_new_vm(self_ptr self, launch_op& op);
-// NICs (our MACs) and the simple IPAM's address from `op.base_config`, for the config call.
-protocol::region_error plan_network(region_state& st, launch_op& op);
+// NICs (our MACs) and the simple IPAM's address from `op.base_config`, for the config call, then
+// `next`; fails the launch when no address can be given. Waits for the host bridges first when
+// the launch needs them (an address to allocate, or the node class's own cloud-init templates).
+void plan_network(self_ptr self, const std::shared_ptr<launch_op>& op, std::function<void()> next);
 std::vector<std::string> normalised_tags(const std::vector<std::string>& wanted);
 void join_by_agent(self_ptr self, std::shared_ptr<launch_op> op);
 // Runs `f` once the VMIDs NodeClaims name are known; replies through `not_ready` if they stay

@@ -521,6 +521,7 @@ void fake_proxmox::upload(const proxmox::iso_upload& up, proxmox::callback<proxm
                              [&](const iso_file& f) { return f.volid == volid; }),
               files.end());
   files.push_back({volid, now_unix});
+  iso_bytes[volid] = up.data;
   done(start_task(up.node, "imgcopy", 0, nullptr));
 }
 

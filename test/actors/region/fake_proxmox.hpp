@@ -41,6 +41,7 @@ class fake_proxmox final : public proxmox::api {
   std::map<std::uint32_t, vm> vms;
   std::map<std::string, std::string> host_status;     // online, offline
   std::map<std::string, std::vector<iso_file>> isos;  // host -> local storage's ISOs
+  std::map<std::string, std::string> iso_bytes;       // volid -> what was uploaded there
   std::map<std::string, task_outcome> task_outcomes;  // by task type (qmclone, qmstart, ...)
   // Tasks of these types answer "running" to this many polls before they end (virtual time).
   std::map<std::string, int> task_running_polls;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "actors/region/region_actor.hpp"
+#include "core/cloudinit/nocloud_iso.hpp"
 #include "core/ownership/template_mark.hpp"
 #include "test/actors/region/region_actor_fixture.hpp"
 
@@ -25,6 +26,14 @@ class RegionCallEconomy : public region_actor_fixture {
     s.clone_wait.timeout = 1min;
     s.start_wait = s.clone_wait;
     return s;
+  }
+  // A template whose ipconfig0 asks the simple IPAM for an address in the hosts' subnet.
+  void template_asks_for_an_address() {
+    pve->vms.at(9001).config.ipconfigs[0] = "ip=192.168.10.0/24,gw=192.168.10.1";
+  }
+  void refresh_now(region_actor a) {
+    caf::anon_send(a, refresh_atom::value);
+    sched().run();
   }
 };
 
@@ -81,20 +90,76 @@ TEST_F(RegionCallEconomy, ALaunchedVmsOwnRecordServesRefreshesUntilItsMaxAge) {
 }
 
 TEST_F(RegionCallEconomy, HostFactsAreReadOnceAndAgainOnlyPastTheirAge) {
+  template_asks_for_an_address();
   auto s = settings();
   s.host_facts_max_age = 10min;
   auto a = spawn(s);
   EXPECT_EQ(pve->calls["node_status"], 1);
+  ASSERT_TRUE(launch(a, request("claim-facts")).ok) << "its template asks for an address";
   EXPECT_EQ(pve->calls["node_network"], 1);
-  caf::anon_send(a, refresh_atom::value);
-  sched().run();
-  EXPECT_EQ(pve->calls["cluster_resources"], 2);
+  const int listings = pve->calls["cluster_resources"];
+  refresh_now(a);
+  EXPECT_EQ(pve->calls["cluster_resources"], listings + 1);
   EXPECT_EQ(pve->calls["node_status"], 1) << "fresh facts are not read again";
+  EXPECT_EQ(pve->calls["node_network"], 1) << "fresh facts are not read again";
   advance(11min);
-  caf::anon_send(a, refresh_atom::value);
-  sched().run();
+  refresh_now(a);
   EXPECT_EQ(pve->calls["node_status"], 2);
   EXPECT_EQ(pve->calls["node_network"], 2);
+}
+
+TEST_F(RegionCallEconomy, ALaunchWithDhcpAndTheBuiltInCloudInitReadsNoHostBridges) {
+  auto a = spawn(settings());
+  auto r = launch(a, request("claim-dhcp"));
+  ASSERT_TRUE(r.ok) << r.error.message;
+  EXPECT_TRUE(r.ipconfig0.empty()) << r.ipconfig0;
+  refresh_now(a);
+  EXPECT_EQ(pve->calls["node_network"], 0) << "nothing the launch wrote came from a bridge";
+}
+
+TEST_F(RegionCallEconomy, ATemplateAskingForAnAddressReadsTheBridgesOnceBeforeItsFirstLaunch) {
+  template_asks_for_an_address();
+  auto a = spawn(settings());
+  EXPECT_EQ(pve->calls["node_network"], 0) << "no launch needed them yet";
+  auto first = launch(a, request("claim-ip-a"));
+  ASSERT_TRUE(first.ok) << first.error.message;
+  EXPECT_EQ(pve->calls["node_network"], 1);
+  // The search starts at the host bridge's address (192.168.10.11), which is taken.
+  EXPECT_EQ(first.ipconfig0.rfind("ip=192.168.10.12/24", 0), 0u) << first.ipconfig0;
+  auto second = launch(a, request("claim-ip-b"));
+  ASSERT_TRUE(second.ok) << second.error.message;
+  EXPECT_EQ(second.ipconfig0.rfind("ip=192.168.10.13/24", 0), 0u) << second.ipconfig0;
+  refresh_now(a);
+  EXPECT_EQ(pve->calls["node_network"], 1) << "read once, kept for their age";
+}
+
+TEST_F(RegionCallEconomy, LaunchesWaitingForTheBridgesShareOneReadPerHost) {
+  template_asks_for_an_address();
+  auto a = spawn(settings());
+  auto first = ask<launch_reply>(a, launch_atom::value, request("claim-share-a"));
+  auto second = ask<launch_reply>(a, launch_atom::value, request("claim-share-b"));
+  auto one = await(first);
+  auto two = await(second);
+  ASSERT_TRUE(one.ok) << one.error.message;
+  ASSERT_TRUE(two.ok) << two.error.message;
+  EXPECT_NE(one.ipconfig0, two.ipconfig0);
+  EXPECT_EQ(pve->calls["node_network"], 1);
+}
+
+TEST_F(RegionCallEconomy, TheNodeClassesOwnCloudInitTemplatesGetTheHostBridgesAddress) {
+  auto a = spawn(settings());
+  auto req = request("claim-own-templates");
+  req.cloud_init->sources.origin = "Secret default/templates";
+  req.cloud_init->sources.documents["network-config"] =
+      "{{ range .Interfaces }}{{ .NodeAddress4 }} via {{ .NodeGateway4 }}{{ end }}\n";
+  auto r = launch(a, req);
+  ASSERT_TRUE(r.ok) << r.error.message;
+  EXPECT_EQ(pve->calls["node_network"], 1);
+  ASSERT_EQ(pve->isos["pve1"].size(), 1u);
+  auto files = cloudinit::read_nocloud_iso(pve->iso_bytes.at(pve->isos["pve1"][0].volid));
+  ASSERT_TRUE(files.ok()) << files.error().message;
+  ASSERT_TRUE(files->network_config.has_value());
+  EXPECT_EQ(*files->network_config, "192.168.10.11/24 via 192.168.10.1\n");
 }
 
 TEST_F(RegionCallEconomy, AFailedHostStatusReadIsTriedAgainAtTheNextRefresh) {
