@@ -20,8 +20,14 @@ struct watcher_state {
   // pointer whenever it can, and C++20 would let an aggregate take it as its first member.
   watcher_state() = default;
   protocol::snapshot_ptr latest;
-  // UID -> wall-clock ms when it was last reported; forgotten once the pod stops counting.
-  std::unordered_map<std::string, std::int64_t> reported;
+  struct report {
+    std::int64_t at_ms = 0;  // wall-clock ms when it was last reported
+    std::uint64_t pass = 0;  // the last evaluation that still found the pod provisionable
+  };
+  // UID -> its last report; forgotten once the pod stops counting. Updated in place, so a
+  // pass over many pending pods copies only the UIDs it sends and the ones it sees first.
+  std::unordered_map<std::string, report> reported;
+  std::uint64_t pass = 0;
   bool tick_armed = false;
   prometheus::Gauge* queue_depth = nullptr;
   static inline const char* name = "pod_watcher";
@@ -35,20 +41,18 @@ void evaluate(watcher_pointer self, const controller_context& ctx,
   if (!st.latest) return;
   const auto now = ctx.wall_clock_ms();
   auto pods = provisionable_pods(*st.latest);
-  std::unordered_map<std::string, std::int64_t> still;
-  still.reserve(pods.size());
+  const auto pass = ++st.pass;
   protocol::pods_pending out;
   for (const auto* pod : pods) {
     const auto& uid = pod->metadata.uid;
-    auto it = st.reported.find(uid);
-    if (it == st.reported.end() || now - it->second >= retrigger.count()) {
+    auto [it, first] = st.reported.try_emplace(uid, watcher_state::report{now, pass});
+    if (first || now - it->second.at_ms >= retrigger.count()) {
       out.uids.push_back(uid);
-      still[uid] = now;
-    } else {
-      still[uid] = it->second;
+      it->second.at_ms = now;
     }
+    it->second.pass = pass;
   }
-  st.reported = std::move(still);
+  std::erase_if(st.reported, [pass](const auto& entry) { return entry.second.pass != pass; });
   if (st.queue_depth) st.queue_depth->Set(static_cast<double>(pods.size()));
   if (!out.uids.empty()) self->send(batcher, std::move(out));
   // While anything waits, look again after `retrigger` even if no snapshot arrives.

@@ -343,8 +343,12 @@ class watch_stream : public watch_handle, public std::enable_shared_from_this<wa
   void handle_line(std::string_view line) {
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
     if (line.empty() || error_ || stopped()) return;
+    // The document lives only while the callback decodes it: its nodes go to an arena over a
+    // buffer kept across lines instead of one heap allocation each.
+    if (!arena_buffer_) arena_buffer_ = std::make_unique<unsigned char[]>(arena_buffer_bytes);
+    bj::monotonic_resource arena(arena_buffer_.get(), arena_buffer_bytes);
     boost::system::error_code ec;
-    auto v = bj::parse(line, ec);
+    auto v = bj::parse(line, ec, &arena);
     const auto* obj = ec ? nullptr : v.if_object();
     if (!obj) {
       error_ = make_error("protocol", "watch: malformed event line");
@@ -387,6 +391,10 @@ class watch_stream : public watch_handle, public std::enable_shared_from_this<wa
   std::string buffer_;
   std::string error_body_;
   std::optional<kp::error> error_;
+  // Room for a typical object's parsed event; a larger one spills over to
+  // the heap. Allocated at the first event, so a quiet stream holds none.
+  static constexpr std::size_t arena_buffer_bytes = 16 * 1024;
+  std::unique_ptr<unsigned char[]> arena_buffer_;
 };
 
 }  // namespace

@@ -166,6 +166,20 @@ TEST_F(PodWatcherTest, RepeatsAPodOnlyAfterTheRetriggerInterval) {
   EXPECT_EQ(out_->sent[2], (std::vector<std::string>{"uid-a"}));
 }
 
+TEST_F(PodWatcherTest, APodThatStopsCountingIsForgottenAndReportedAtOnceWhenItCountsAgain) {
+  publish(snapshot_of({unschedulable_pod("a"), unschedulable_pod("b")}));
+  auto bound = unschedulable_pod("a");
+  bound.spec.node_name = "n1";
+  advance(1s);
+  publish(snapshot_of({bound, unschedulable_pod("b")}));
+  advance(1s);
+  // "a" counts again well within the retrigger interval: it was forgotten, so it is new; "b"
+  // was reported 2 s ago and waits.
+  publish(snapshot_of({unschedulable_pod("a"), unschedulable_pod("b")}));
+  ASSERT_EQ(out_->sent.size(), 2u);
+  EXPECT_EQ(out_->sent[1], (std::vector<std::string>{"uid-a"}));
+}
+
 TEST_F(PodWatcherTest, SendsNothingWhenNoPodIsProvisionableAndClearsTheGauge) {
   publish(snapshot_of({unschedulable_pod("a")}));
   EXPECT_EQ(depth(), 1.0);

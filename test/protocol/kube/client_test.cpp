@@ -550,6 +550,35 @@ TEST_F(ScriptedServer, aWatchAnsweredWithAnHttpErrorEndsWithThatError) {
       "/api/v1/namespaces/default/pods?watch=true&resourceVersion=1&allowWatchBookmarks=true");
 }
 
+TEST_F(ScriptedServer, aWatchEventLargerThanItsParsingArenaIsDecodedWholeAndTheNextOneToo) {
+  const std::string big(40000, 'v');  // more than the arena a watch stream parses events in
+  handle([&big](const transport::http_request&, std::shared_ptr<transport::http_exchange> ex) {
+    ex->start_stream(200, {{"Content-Type", "application/json"}});
+    ex->write(R"({"type":"ADDED","object":{"metadata":{"name":"a","annotations":{"note":")" + big +
+              R"("}}}})"
+              "\n"
+              R"({"type":"MODIFIED","object":{"metadata":{"name":"b","annotations":{"note":"x"}}}})"
+              "\n");
+    ex->finish();
+  });
+  std::mutex m;
+  std::vector<std::pair<std::string, std::size_t>> seen;  // name, annotation length
+  std::promise<status> ended;
+  auto f = ended.get_future();
+  auto w = client_->watch_raw(
+      pod::resource, "default", {},
+      [&](std::string_view, const bj::value& object) {
+        auto decoded = decode_value<pod>(object);
+        ASSERT_TRUE(decoded.ok());
+        std::lock_guard lock(m);
+        seen.emplace_back(decoded->metadata.name, decoded->metadata.annotations["note"].size());
+      },
+      [&](status s) { ended.set_value(std::move(s)); });
+  EXPECT_TRUE(wait(f).ok());
+  std::lock_guard lock(m);
+  EXPECT_EQ(seen, (std::vector<std::pair<std::string, std::size_t>>{{"a", big.size()}, {"b", 1}}));
+}
+
 // A client of this fixture's server with small bounds on what it holds.
 std::shared_ptr<client> bounded_client(transport::io_runtime& io, std::uint16_t port) {
   client_config cfg;
