@@ -197,8 +197,9 @@ class chunked_map {
         ++size_;
         continue;
       }
+      // An init-capture: clang 14 cannot capture a structured binding itself.
       put(
-          Key(k), [&] { return Value(v); }, false);
+          Key(k), [&value = v] { return Value(value); }, false);
     }
   }
   template <class... Args>
