@@ -198,7 +198,8 @@ void on_snapshot(self_ptr self, snapshot_ptr snap) {
       if (!is_managed(*pool)) continue;
       seen.insert(pool->metadata.name);
       // Confined to the pool: the others still get their status.
-      st.boundary->contain("NodePool " + pool->metadata.name, [&] { reconcile(self, *pool); });
+      st.boundary->contain("NodePool " + pool->metadata.name,
+                           [&, &pool = pool] { reconcile(self, *pool); });
     }
   }
   for (auto it = st.pools.begin(); it != st.pools.end();) {

@@ -171,6 +171,9 @@ class StatusKubeSim : public ::testing::Test {
   transport::io_runtime io_{1};
   std::shared_ptr<kube::client> client_;
   caf::actor_system_config caf_config_;
+  // The metrics' families live here: an actor still finishing a write after the test body sets
+  // its gauges until TearDown has stopped it.
+  prometheus::Registry registry_;
   std::unique_ptr<caf::actor_system> system_;
   std::vector<caf::actor> spawned_;
 };
@@ -407,8 +410,7 @@ TEST_F(StatusKubeSim, nodePoolStatusIsWrittenOnceAndNotAgainWhileNothingChanges)
   auto created = create(pool);
   ASSERT_TRUE(created.ok()) << created.error().message;
 
-  prometheus::Registry registry;
-  auto metrics = std::make_shared<obs::karpenter_metrics>(registry);
+  auto metrics = std::make_shared<obs::karpenter_metrics>(registry_);
   controller_context ctx;
   ctx.kube = client_;
   ctx.metrics = metrics;
@@ -495,8 +497,7 @@ TEST_F(StatusKubeSim, aRefusedNodePoolStatusIsCountedLoggedOnceAndNotRetriedUnti
   auto created = create(pool);
   ASSERT_TRUE(created.ok()) << created.error().message;
 
-  prometheus::Registry registry;
-  auto metrics = std::make_shared<obs::karpenter_metrics>(registry);
+  auto metrics = std::make_shared<obs::karpenter_metrics>(registry_);
   controller_context ctx;
   ctx.kube = client_;
   ctx.metrics = metrics;
