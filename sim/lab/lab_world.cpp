@@ -265,7 +265,9 @@ std::map<std::string, std::string> lab_world::controller_settings() const {
       {"log-level", "info"},
       {"batch-idle-duration", "300ms"},
       {"batch-max-duration", "3s"},
-      {"launch-timeout", "30s"},
+      // A full clone of the lab's template takes about 20 s, and launches queue behind the
+      // in-flight cap: 30 s would delete launches that are only waiting their turn.
+      {"launch-timeout", options_.clone_mode == "full" ? "5m" : "30s"},
       {"registration-timeout", "30s"},
       {"min-drain-duration", "200ms"},
       {"garbage-collection-interval", "2s"},
