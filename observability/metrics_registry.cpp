@@ -29,22 +29,22 @@ std::string metrics_registry::serialize(const std::vector<std::string>& names) c
   if (!names.empty()) {
     std::erase_if(families, [&](const prometheus::MetricFamily& f) { return !wanted(f); });
   }
+  std::vector<const object_gauges*> streamed;
   if (names.empty() || families.size() < names.size()) {
-    auto add = [&](std::vector<prometheus::MetricFamily> collected) {
-      for (auto& f : collected) {
-        if (names.empty() || wanted(f)) families.push_back(std::move(f));
-      }
-    };
-    add(per_object_->Collect());
+    for (auto& f : per_object_->Collect()) {
+      if (names.empty() || wanted(f)) families.push_back(std::move(f));
+    }
     for (const auto& extra : per_object_extra_) {
       const bool asked =
           names.empty() || std::find(names.begin(), names.end(), extra->name()) != names.end();
-      if (asked) add(extra->Collect());
+      if (asked) streamed.push_back(extra.get());
     }
   }
   std::ostringstream out;
   prometheus::TextSerializer{}.Serialize(out, families);
-  families.clear();             // the text is what is left to send: free the series first
+  families.clear();
+  // Written a batch at a time: the text is all a scrape holds of 100,000 pod series.
+  for (const auto* family : streamed) family->serialize(out);
   return std::move(out).str();  // the stream's buffer itself, not a copy of it
 }
 

@@ -1,5 +1,6 @@
 #include "actors/cluster_state/pod_state_series.hpp"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,9 +16,10 @@ class pods_state final : public obs::object_gauges::source {
   pods_state(protocol::shared_objects<kube::pod> pods, protocol::shared_objects<kube::node> nodes)
       : pods_(std::move(pods)), nodes_(std::move(nodes)) {}
 
-  void collect(std::vector<prometheus::ClientMetric>& out) const override {
+  void collect(std::size_t batch_size, const obs::object_gauges::batch_sink& flush) const override {
     if (!pods_) return;
-    out.reserve(out.size() + pods_->size());
+    std::vector<prometheus::ClientMetric> out;
+    out.reserve(std::min(batch_size, pods_->size()));
     for (const auto& [key, pod] : *pods_) {
       std::string nodepool, zone;
       const auto& node_name = pod->spec.node_name;
@@ -35,7 +37,12 @@ class pods_state final : public obs::object_gauges::source {
                  {"zone", std::move(zone)}};
       m.gauge.value = 1;
       out.push_back(std::move(m));
+      if (out.size() >= batch_size) {
+        flush(out);
+        out.clear();
+      }
     }
+    if (!out.empty()) flush(out);
   }
 
  private:

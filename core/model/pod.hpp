@@ -12,6 +12,7 @@
 #include "core/model/node_selector.hpp"
 #include "core/model/pod_affinity.hpp"
 #include "core/model/resource_list.hpp"
+#include "core/model/shared_map.hpp"
 #include "core/model/shared_vector.hpp"
 #include "core/model/taint.hpp"
 #include "core/model/topology_spread.hpp"
@@ -52,18 +53,21 @@ struct owner_reference {
   friend bool operator==(const owner_reference&, const owner_reference&) = default;
 };
 
+// Pods of one template carry equal labels: shared, not copied (shared_map.hpp).
+using shared_label_map = shared_map<label_map>;
+
 struct pod {
   std::string name;
   std::string namespace_;
   std::string uid;
-  label_map labels;
-  label_map annotations;
+  shared_label_map labels;
+  shared_label_map annotations;
   // The parts a pod takes from its template are shared between pods made from equal API parts
   // (protocol/kube/pod_part_models.hpp): a cluster of 100,000 pods holds each distinct one once.
   shared_vector<container> containers;
   shared_vector<container> init_containers;
   resource_list overhead;
-  std::map<std::string, std::string, std::less<>> node_selector;
+  shared_label_map node_selector;
   node_affinity affinity;
   pod_affinity_rules pod_affinity;
   pod_affinity_rules pod_anti_affinity;

@@ -318,6 +318,11 @@ result<model::shared_vector<Out>> part_model(part_translations<In, Out>* memo,
   return model::shared_vector<Out>(std::move(*made));
 }
 
+model::shared_label_map labels_model(pod_part_models* parts, const string_map& in) {
+  if (parts != nullptr) return parts->labels.of(in);
+  return model::label_map(in.begin(), in.end());
+}
+
 template <class T>
 auto as_result(T value) -> result<T> {
   return value;
@@ -331,8 +336,8 @@ result<model::pod> to_model(const pod& p, pod_part_models* parts) {
   out.name = p.metadata.name;
   out.namespace_ = p.metadata.namespace_;
   out.uid = p.metadata.uid;
-  out.labels.insert(p.metadata.labels.begin(), p.metadata.labels.end());
-  out.annotations.insert(p.metadata.annotations.begin(), p.metadata.annotations.end());
+  out.labels = labels_model(parts, p.metadata.labels);
+  out.annotations = labels_model(parts, p.metadata.annotations);
   auto* containers_memo = parts != nullptr ? &parts->containers : nullptr;
   auto containers = part_model(containers_memo, p.spec.containers, [&](const auto& in) {
     return containers_of(in, where + " spec.containers");
@@ -347,7 +352,7 @@ result<model::pod> to_model(const pod& p, pod_part_models* parts) {
   auto overhead = resources(p.spec.overhead, where + " spec.overhead");
   if (!overhead) return overhead.error();
   out.overhead = std::move(*overhead);
-  out.node_selector.insert(p.spec.node_selector.begin(), p.spec.node_selector.end());
+  out.node_selector = labels_model(parts, p.spec.node_selector);
   if (p.spec.affinity) {
     const auto& a = *p.spec.affinity;
     if (a.node_affinity) {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include <prometheus/counter.h>
+#include <prometheus/text_serializer.h>
 #include <boost/json.hpp>
 
 #include "observability/endpoints.hpp"
@@ -213,14 +214,63 @@ TEST(Endpoints, MetricsNamedInTheQueryAreTheOnlyOnesServedAndPerObjectFamiliesOn
 // A source that counts how often it was collected.
 struct counted_pods : object_gauges::source {
   mutable int collected = 0;
-  void collect(std::vector<prometheus::ClientMetric>& out) const override {
+  void collect(std::size_t /*batch_size*/, const object_gauges::batch_sink& flush) const override {
     ++collected;
     prometheus::ClientMetric m;
     m.label = {{"name", "p1"}};
     m.gauge.value = 1;
-    out.push_back(m);
+    std::vector<prometheus::ClientMetric> out{m};
+    flush(out);
   }
 };
+
+// Series p0..p<count-1>, handed out in batches.
+struct numbered_pods : object_gauges::source {
+  int count = 0;
+  mutable std::vector<std::size_t> batches;
+  void collect(std::size_t batch_size, const object_gauges::batch_sink& flush) const override {
+    std::vector<prometheus::ClientMetric> out;
+    for (int i = 0; i < count; ++i) {
+      prometheus::ClientMetric m;
+      m.label = {{"name", "p" + std::to_string(i)}, {"phase", "Running"}};
+      m.gauge.value = 1;
+      out.push_back(std::move(m));
+      if (out.size() == batch_size) {
+        batches.push_back(out.size());
+        flush(out);
+        out.clear();
+      }
+    }
+    if (!out.empty()) {
+      batches.push_back(out.size());
+      flush(out);
+    }
+  }
+};
+
+TEST(Metrics, AnObjectFamilyScrapedInBatchesReadsAsOneFamilyWithEverySeries) {
+  auto source = std::make_shared<numbered_pods>();
+  source->count = 7;
+  object_gauges batched("kp_pods_state", "one series per pod", 3);
+  batched.set(source);
+  std::ostringstream streamed;
+  batched.serialize(streamed);
+  EXPECT_EQ(source->batches, (std::vector<std::size_t>{3, 3, 1}));
+  std::ostringstream whole;
+  prometheus::TextSerializer{}.Serialize(whole, batched.Collect());
+  EXPECT_EQ(streamed.str(), whole.str());
+  const auto text = streamed.str();
+  EXPECT_EQ(text.find("# TYPE kp_pods_state gauge"), text.rfind("# TYPE kp_pods_state gauge"));
+  for (int i = 0; i < 7; ++i)
+    EXPECT_NE(text.find("kp_pods_state{name=\"p" + std::to_string(i) + "\",phase=\"Running\"} 1"),
+              std::string::npos)
+        << i << "\n"
+        << text;
+  object_gauges empty("kp_pods_state", "one series per pod", 3);
+  std::ostringstream header;
+  empty.serialize(header);
+  EXPECT_EQ(header.str(), "# HELP kp_pods_state one series per pod\n# TYPE kp_pods_state gauge\n");
+}
 
 TEST(Endpoints, AnObjectFamilyIsServedWithThePerObjectFamiliesAndMadeOnlyWhenAskedFor) {
   auto m = std::make_shared<metrics_registry>();

@@ -138,6 +138,41 @@ TEST(KubeModelTranslation, aPartWhosePodsAreGoneIsNeverMistakenForTheOneNowAtIts
   EXPECT_LT(parts.containers.size(), 3000u);  // entries of gone parts are swept
 }
 
+TEST(KubeModelTranslation, modelsOfPodsWithEqualLabelsShareOneLabelMap) {
+  pod_part_models parts;
+  auto a = web_pod("a", "250m");
+  auto b = web_pod("b", "500m");
+  a.metadata.labels = {{"app", "web"}, {"pod-template-hash", "5d8f"}};
+  b.metadata.labels = a.metadata.labels;  // equal, decoded apart: not the same map
+  auto c = web_pod("c", "250m");
+  c.metadata.labels = {{"app", "web"}, {"pod-template-hash", "6e9a"}};
+  auto ma = to_model(a, &parts);
+  auto mb = to_model(b, &parts);
+  auto mc = to_model(c, &parts);
+  ASSERT_TRUE(ma.ok() && mb.ok() && mc.ok());
+  EXPECT_TRUE(mb->labels.shares_entries_with(ma->labels));
+  EXPECT_FALSE(mc->labels.shares_entries_with(ma->labels));
+  EXPECT_EQ(mc->labels.at("pod-template-hash"), "6e9a");
+  // Changing one model's labels leaves the others' alone.
+  auto changed = *mb;
+  changed.labels["app"] = "api";
+  EXPECT_EQ(ma->labels.at("app"), "web");
+  EXPECT_EQ(mb->labels.at("app"), "web");
+  EXPECT_EQ(*mb, *to_model(b));
+}
+
+TEST(KubeModelTranslation, labelMapsNoPodHoldsAreDroppedFromTheInterningTable) {
+  pod_part_models parts;
+  for (int i = 0; i < 3000; ++i) {
+    auto p = web_pod("p", "250m");
+    p.metadata.labels = {{"churn", std::to_string(i)}};
+    auto m = to_model(p, &parts);
+    ASSERT_TRUE(m.ok());
+    ASSERT_EQ(m->labels.at("churn"), std::to_string(i));
+  }
+  EXPECT_LT(parts.labels.size(), 3000u);
+}
+
 TEST(KubeModelTranslation, anUnknownOperatorIsAnError) {
   auto p = decode<pod>(R"({"metadata": {"name": "p"}, "spec": {"affinity": {"nodeAffinity": {
       "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [

@@ -1,9 +1,12 @@
 #include "protocol/kube/shared_vector.hpp"
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "core/model/pod.hpp"
 
 #include "protocol/kube/codec.hpp"
 #include "protocol/kube/core_v1.hpp"
@@ -40,6 +43,29 @@ TEST(SharedVector, EqualItemsCompareEqualWhetherSharedOrNot) {
   EXPECT_EQ(empty, shared_vector<std::string>(std::vector<std::string>{}));
   // No allocation for no items.
   EXPECT_TRUE(shared_vector<std::string>(std::vector<std::string>{}).shares_items_with(empty));
+}
+
+TEST(SharedMap, ACopySharesTheEntriesUntilOneOfThemIsChanged) {
+  model::shared_label_map a{{"app", "web"}, {"tier", "front"}};
+  model::shared_label_map b = a;
+  EXPECT_TRUE(b.shares_entries_with(a));
+  EXPECT_EQ(b.at("app"), "web");
+  EXPECT_EQ(b.count("tier"), 1u);
+  EXPECT_EQ(b.erase("absent"), 0u);
+  EXPECT_TRUE(b.shares_entries_with(a)) << "erasing nothing copies nothing";
+  b["app"] = "api";
+  EXPECT_FALSE(b.shares_entries_with(a));
+  EXPECT_EQ(a.at("app"), "web");
+  EXPECT_EQ(b.at("app"), "api");
+  EXPECT_TRUE(a.sole_holder());
+  EXPECT_THROW((void)a.at("absent"), std::out_of_range);
+  const model::label_map& read = a;
+  EXPECT_EQ(read.size(), 2u);
+  model::shared_label_map empty;
+  EXPECT_TRUE(empty.empty());
+  EXPECT_EQ(empty.find("app"), empty.end());
+  EXPECT_EQ(empty, model::shared_label_map(model::label_map{}));
+  EXPECT_EQ(model::shared_label_map(read), a);
 }
 
 TEST(SharedOptional, ACopySharesTheValueUntilOneOfThemIsChanged) {
