@@ -241,6 +241,15 @@ void run(self_ptr self) {
   one_done();
 }
 
+// What a pass reads from a snapshot: node classes and templates. A snapshot that changed none of
+// them (pods, Nodes and NodeClaims come and go in a burst) would render every node class's
+// templates again for nothing; inventories and Secrets change outside snapshots and the tick
+// reads them.
+bool same_status_inputs(const protocol::cluster_snapshot& a, const protocol::cluster_snapshot& b) {
+  return a.node_classes == b.node_classes && a.templates == b.templates &&
+         a.unmanaged_templates == b.unmanaged_templates;
+}
+
 impl_actor::behavior_type status_behavior(self_ptr self, controller_context ctx) {
   self->state.ctx = std::move(ctx);
   auto period = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -255,8 +264,10 @@ impl_actor::behavior_type status_behavior(self_ptr self, controller_context ctx)
       [self](protocol::snapshot_ptr snapshot) {
         // Before every informer listed once, a missing object proves nothing.
         if (!snapshot || !snapshot->synced) return;
-        self->state.snapshot = std::move(snapshot);
-        run(self);
+        auto& st = self->state;
+        const bool unchanged = st.snapshot && same_status_inputs(*st.snapshot, *snapshot);
+        st.snapshot = std::move(snapshot);
+        if (!unchanged) run(self);
       },
       [boundary](resume_atom, continuation& c) { boundary->run(c); },
       [self, period](tick_atom) {

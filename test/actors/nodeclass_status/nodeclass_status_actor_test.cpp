@@ -1,0 +1,144 @@
+// The node class status actor on CAF's test coordinator: which snapshots make it evaluate the
+// node classes again (each pass asks every region for its inventory and renders every class's
+// templates).
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "actors/nodeclass_status/nodeclass_conditions.hpp"
+#include "actors/nodeclass_status/nodeclass_status.hpp"
+#include "actors/status_conditions.hpp"
+#include "core/model/drift_hash.hpp"
+#include "protocol/kube/drift_hash.hpp"
+#include "test/actors/caf_test_fixture.hpp"
+#include "test/actors/fake_region.hpp"
+
+namespace kp::actors::nodeclass_status {
+namespace {
+
+using namespace protocol;
+
+template <class T>
+shared_objects<T> one(T object) {
+  auto m = std::make_shared<object_map<T>>();
+  auto key = object_key_of(object);
+  (*m)[key] = std::make_shared<const T>(std::move(object));
+  return m;
+}
+
+region_inventory inventory() {
+  region_inventory inv;
+  inv.region = "r1";
+  inv.refreshed = true;
+  inv.hosts_online = {"pve1"};
+  inv.templates["pve1"] = {"k8s-template"};
+  return inv;
+}
+
+// A region that counts the inventory requests, one per evaluation pass.
+region_actor::behavior_type counting_region(region_actor::pointer, std::shared_ptr<int> asked) {
+  return test::fake_region_behavior(
+      [](launch_atom, const launch_request&) { return launch_reply{}; },
+      [](vm_delete_atom, const delete_request&) { return delete_reply{}; },
+      [](list_owned_atom) { return owned_vm_listing{}; },
+      [asked](inventory_atom) {
+        ++*asked;
+        return inventory();
+      });
+}
+
+class NodeClassStatusActor : public test::caf_test {
+ protected:
+  std::shared_ptr<int> inventories_asked = std::make_shared<int>(0);
+  controller_context ctx;
+  nodeclass_status_actor status;
+
+  void SetUp() override {
+    ctx.regions["r1"] = keep(sys().spawn(counting_region, inventories_asked));
+    ctx.settings.system_namespace = "kube-system";
+    status = keep(spawn_nodeclass_status(sys(), ctx));
+    sched().run();
+  }
+
+  // A node class whose status and hash annotations already say what an evaluation finds, so a
+  // pass writes nothing (no Kubernetes client here).
+  kube::proxmox_node_class settled_node_class(const cluster_snapshot& s) {
+    kube::proxmox_node_class nc;
+    nc.metadata.name = "default";
+    nc.spec.instance_template_ref = {"ProxmoxUnmanagedTemplate", "k8s"};
+    nc.spec.metadata.type = "cdrom";
+    nc.metadata.annotations[std::string(model::annotations::nodeclass_hash)] =
+        kube::nodeclass_hash(nc);
+    nc.metadata.annotations[std::string(model::annotations::nodeclass_hash_version)] =
+        std::string(model::drift_hash_versions::nodeclass);
+    auto v = evaluate_node_class(nc, s, {inventory()}, {},
+                                 nodeclaim::template_secret_scope_of(ctx.settings));
+    for (const auto* c : {&v.template_ready, &v.metadata_ready, &v.ready})
+      set_condition(nc.status.conditions, c->type, c->status, c->reason, c->message,
+                    "2025-01-01T00:00:00Z", nc.metadata.generation);
+    return nc;
+  }
+
+  snapshot_ptr first_snapshot() {
+    auto s = std::make_shared<cluster_snapshot>();
+    s->synced = true;
+    s->generation = 1;
+    kube::proxmox_unmanaged_template t;
+    t.metadata.name = "k8s";
+    t.spec.template_name = "k8s-template";
+    s->unmanaged_templates = one(t);
+    s->node_classes = one(settled_node_class(*s));
+    return s;
+  }
+
+  // The next snapshot of cluster_state: `previous`'s collections, shared, and whatever changed.
+  static std::shared_ptr<cluster_snapshot> next(const cluster_snapshot& previous) {
+    auto s = std::make_shared<cluster_snapshot>(previous);
+    ++s->generation;
+    return s;
+  }
+};
+
+TEST_F(NodeClassStatusActor, ASnapshotThatChangedOnlyNodesAndNodeClaimsIsNotEvaluatedAgain) {
+  auto first = first_snapshot();
+  caf::anon_send(status, snapshot_ptr(first));
+  sched().run();
+  ASSERT_EQ(*inventories_asked, 1);
+
+  auto nodes_changed = next(*first);
+  kube::node node;
+  node.metadata.name = "worker-1";
+  nodes_changed->nodes = one(node);
+  kube::node_claim claim;
+  claim.metadata.name = "default-abcde";
+  nodes_changed->node_claims = one(claim);
+  caf::anon_send(status, snapshot_ptr(nodes_changed));
+  sched().run();
+  EXPECT_EQ(*inventories_asked, 1);
+
+  auto class_changed = next(*nodes_changed);
+  class_changed->node_classes = one(settled_node_class(*class_changed));
+  caf::anon_send(status, snapshot_ptr(class_changed));
+  sched().run();
+  EXPECT_EQ(*inventories_asked, 2);
+
+  auto template_changed = next(*class_changed);
+  kube::proxmox_unmanaged_template t;
+  t.metadata.name = "k8s";
+  t.spec.template_name = "k8s-template";
+  template_changed->unmanaged_templates = one(t);
+  caf::anon_send(status, snapshot_ptr(template_changed));
+  sched().run();
+  EXPECT_EQ(*inventories_asked, 3);
+}
+
+TEST_F(NodeClassStatusActor, TheTimerEvaluatesAgainWithoutANewSnapshot) {
+  caf::anon_send(status, snapshot_ptr(first_snapshot()));
+  sched().run();
+  ASSERT_EQ(*inventories_asked, 1);
+  advance(ctx.settings.proxmox_inventory_interval);
+  EXPECT_EQ(*inventories_asked, 2);
+}
+
+}  // namespace
+}  // namespace kp::actors::nodeclass_status
