@@ -26,6 +26,13 @@ shared_objects<T> one(T object) {
   return m;
 }
 
+kube::proxmox_unmanaged_template unmanaged_template() {
+  kube::proxmox_unmanaged_template t;
+  t.metadata.name = "k8s";
+  t.spec.template_name = "k8s-template";
+  return t;
+}
+
 region_inventory inventory() {
   region_inventory inv;
   inv.region = "r1";
@@ -83,10 +90,7 @@ class NodeClassStatusActor : public test::caf_test {
     auto s = std::make_shared<cluster_snapshot>();
     s->synced = true;
     s->generation = 1;
-    kube::proxmox_unmanaged_template t;
-    t.metadata.name = "k8s";
-    t.spec.template_name = "k8s-template";
-    s->unmanaged_templates = one(t);
+    s->unmanaged_templates = one(unmanaged_template());
     s->node_classes = one(settled_node_class(*s));
     return s;
   }
@@ -97,13 +101,18 @@ class NodeClassStatusActor : public test::caf_test {
     ++s->generation;
     return s;
   }
+
+  // Inventory requests (one per pass) once the actor handled `snapshot`.
+  int passes_after(std::shared_ptr<cluster_snapshot> snapshot) {
+    caf::anon_send(status, snapshot_ptr(std::move(snapshot)));
+    sched().run();
+    return *inventories_asked;
+  }
 };
 
 TEST_F(NodeClassStatusActor, ASnapshotThatChangedOnlyNodesAndNodeClaimsIsNotEvaluatedAgain) {
   auto first = first_snapshot();
-  caf::anon_send(status, snapshot_ptr(first));
-  sched().run();
-  ASSERT_EQ(*inventories_asked, 1);
+  ASSERT_EQ(passes_after(first), 1);
 
   auto nodes_changed = next(*first);
   kube::node node;
@@ -112,30 +121,19 @@ TEST_F(NodeClassStatusActor, ASnapshotThatChangedOnlyNodesAndNodeClaimsIsNotEval
   kube::node_claim claim;
   claim.metadata.name = "default-abcde";
   nodes_changed->node_claims = one(claim);
-  caf::anon_send(status, snapshot_ptr(nodes_changed));
-  sched().run();
-  EXPECT_EQ(*inventories_asked, 1);
+  EXPECT_EQ(passes_after(nodes_changed), 1);
 
   auto class_changed = next(*nodes_changed);
   class_changed->node_classes = one(settled_node_class(*class_changed));
-  caf::anon_send(status, snapshot_ptr(class_changed));
-  sched().run();
-  EXPECT_EQ(*inventories_asked, 2);
+  EXPECT_EQ(passes_after(class_changed), 2);
 
   auto template_changed = next(*class_changed);
-  kube::proxmox_unmanaged_template t;
-  t.metadata.name = "k8s";
-  t.spec.template_name = "k8s-template";
-  template_changed->unmanaged_templates = one(t);
-  caf::anon_send(status, snapshot_ptr(template_changed));
-  sched().run();
-  EXPECT_EQ(*inventories_asked, 3);
+  template_changed->unmanaged_templates = one(unmanaged_template());
+  EXPECT_EQ(passes_after(template_changed), 3);
 }
 
 TEST_F(NodeClassStatusActor, TheTimerEvaluatesAgainWithoutANewSnapshot) {
-  caf::anon_send(status, snapshot_ptr(first_snapshot()));
-  sched().run();
-  ASSERT_EQ(*inventories_asked, 1);
+  ASSERT_EQ(passes_after(first_snapshot()), 1);
   advance(ctx.settings.proxmox_inventory_interval);
   EXPECT_EQ(*inventories_asked, 2);
 }

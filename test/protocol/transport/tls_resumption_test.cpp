@@ -11,25 +11,21 @@ namespace {
 using namespace kp::transport;
 using namespace kp::transport::testing;
 
-request_handler identity_handler() {
-  return [](http_request request, std::shared_ptr<http_exchange> exchange) {
-    http_response r;
-    r.body = request.peer.common_name;
-    exchange->respond(std::move(r));
-  };
-}
-
 // A request on a new connection: close() drops the pooled one the previous request left.
 response_result send_on_new_connection(http_client& client, const std::string& base_url) {
   client.close();
   return send_and_wait(client, base_url, get("/"));
 }
 
-TEST(TransportTlsResumption, AReconnectToTheSameServerResumesTheSessionOfTheFirstConnection) {
-  const auto& pki = test_pki::get();
-  test_server server(echo_handler(), pki.tls_options());
+class TransportTlsResumption : public ::testing::Test {
+ protected:
+  const test_pki& pki = test_pki::get();
+  test_server server{echo_handler(), pki.tls_options()};
   io_runtime io;
-  http_client client(io.context(), pki.trusting());
+  http_client client{io.context(), pki.trusting()};
+};
+
+TEST_F(TransportTlsResumption, AReconnectToTheSameServerResumesTheSessionOfTheFirstConnection) {
   for (int i = 0; i < 3; ++i) {
     auto r = send_on_new_connection(client, server.url("https"));
     ASSERT_TRUE(r.ok()) << r.error().message;
@@ -38,11 +34,7 @@ TEST(TransportTlsResumption, AReconnectToTheSameServerResumesTheSessionOfTheFirs
   EXPECT_EQ(client.tls_handshakes().resumed, 2u);
 }
 
-TEST(TransportTlsResumption, AStreamResumesTheSessionOfAnEarlierRequest) {
-  const auto& pki = test_pki::get();
-  test_server server(echo_handler(), pki.tls_options());
-  io_runtime io;
-  http_client client(io.context(), pki.trusting());
+TEST_F(TransportTlsResumption, AStreamResumesTheSessionOfAnEarlierRequest) {
   ASSERT_TRUE(send_and_wait(client, server.url("https"), get("/")).ok());
   waiter w;
   bool ended = false;
@@ -54,11 +46,7 @@ TEST(TransportTlsResumption, AStreamResumesTheSessionOfAnEarlierRequest) {
   EXPECT_EQ(client.tls_handshakes().resumed, 1u);
 }
 
-TEST(TransportTlsResumption, ASessionIsOfferedOnlyToTheHostThatIssuedIt) {
-  const auto& pki = test_pki::get();
-  test_server server(echo_handler(), pki.tls_options());
-  io_runtime io;
-  http_client client(io.context(), pki.trusting());
+TEST_F(TransportTlsResumption, ASessionIsOfferedOnlyToTheHostThatIssuedIt) {
   ASSERT_TRUE(send_and_wait(client, server.url("https", "127.0.0.1"), get("/")).ok());
   auto r = send_on_new_connection(client, server.url("https", "localhost"));
   ASSERT_TRUE(r.ok()) << r.error().message;
@@ -66,10 +54,7 @@ TEST(TransportTlsResumption, ASessionIsOfferedOnlyToTheHostThatIssuedIt) {
   EXPECT_EQ(client.tls_handshakes().resumed, 0u);
 }
 
-TEST(TransportTlsResumption, AnUntrustedServerAtTheAddressOfAKeptSessionIsStillRefused) {
-  const auto& pki = test_pki::get();
-  io_runtime io;
-  http_client client(io.context(), pki.trusting());
+TEST_F(TransportTlsResumption, AnUntrustedServerAtTheAddressOfAKeptSessionIsStillRefused) {
   std::optional<test_server> trusted(std::in_place, echo_handler(), pki.tls_options());
   const auto port = trusted->server.port();
   const auto url = trusted->url("https");
@@ -92,20 +77,18 @@ TEST(TransportTlsResumption, AnUntrustedServerAtTheAddressOfAKeptSessionIsStillR
   EXPECT_EQ(client.tls_handshakes().resumed, 1u);
 }
 
-TEST(TransportTlsResumption, AResumedSessionKeepsTheClientCertificateIdentity) {
-  const auto& pki = test_pki::get();
-  test_server server(identity_handler(), pki.tls_options(/*with_client_ca=*/true));
-  io_runtime io;
+TEST_F(TransportTlsResumption, AResumedSessionKeepsTheClientCertificateIdentity) {
+  test_server asking(identity_handler(), pki.tls_options(/*with_client_ca=*/true));
   auto cert = pki.ca.issue_client("system:node:worker-2", {"system:nodes"}).value();
   auto options = pki.trusting();
   options.client_certificate_pem = cert.certificate_pem;
   options.client_key_pem = cert.private_key_pem;
-  http_client client(io.context(), options);
-  ASSERT_TRUE(send_and_wait(client, server.url("https"), get("/")).ok());
-  auto r = send_on_new_connection(client, server.url("https"));
+  http_client with_certificate(io.context(), options);
+  ASSERT_TRUE(send_and_wait(with_certificate, asking.url("https"), get("/")).ok());
+  auto r = send_on_new_connection(with_certificate, asking.url("https"));
   ASSERT_TRUE(r.ok()) << r.error().message;
-  EXPECT_EQ(client.tls_handshakes().resumed, 1u);
-  EXPECT_EQ(r->body, "system:node:worker-2");
+  EXPECT_EQ(with_certificate.tls_handshakes().resumed, 1u);
+  EXPECT_EQ(r->body, "system:node:worker-2|system:nodes");
 }
 
 }  // namespace
