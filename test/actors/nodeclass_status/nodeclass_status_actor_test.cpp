@@ -103,8 +103,8 @@ class NodeClassStatusActor : public test::caf_test {
   }
 
   // Inventory requests (one per pass) once the actor handled `snapshot`.
-  int passes_after(std::shared_ptr<cluster_snapshot> snapshot) {
-    caf::anon_send(status, snapshot_ptr(std::move(snapshot)));
+  int passes_after(snapshot_ptr snapshot) {
+    caf::anon_send(status, std::move(snapshot));
     sched().run();
     return *inventories_asked;
   }
