@@ -33,35 +33,39 @@ kube::proxmox_unmanaged_template unmanaged_template() {
   return t;
 }
 
-region_inventory inventory() {
+// The region's inventory: its one host holds `template_name`.
+region_inventory inventory(const std::string& template_name) {
   region_inventory inv;
   inv.region = "r1";
   inv.refreshed = true;
   inv.hosts_online = {"pve1"};
-  inv.templates["pve1"] = {"k8s-template"};
+  inv.templates["pve1"] = {template_name};
   return inv;
 }
 
 // A region that counts the inventory requests, one per evaluation pass.
-region_actor::behavior_type counting_region(region_actor::pointer, std::shared_ptr<int> asked) {
+region_actor::behavior_type counting_region(region_actor::pointer, std::shared_ptr<int> asked,
+                                            std::shared_ptr<std::string> template_name) {
   return test::fake_region_behavior(
       [](launch_atom, const launch_request&) { return launch_reply{}; },
       [](vm_delete_atom, const delete_request&) { return delete_reply{}; },
       [](list_owned_atom) { return owned_vm_listing{}; },
-      [asked](inventory_atom) {
+      [asked, template_name](inventory_atom) {
         ++*asked;
-        return inventory();
+        return inventory(*template_name);
       });
 }
 
 class NodeClassStatusActor : public test::caf_test {
  protected:
   std::shared_ptr<int> inventories_asked = std::make_shared<int>(0);
+  // What the region's host holds; the node classes reference "k8s-template".
+  std::shared_ptr<std::string> template_on_host = std::make_shared<std::string>("k8s-template");
   controller_context ctx;
   nodeclass_status_actor status;
 
   void SetUp() override {
-    ctx.regions["r1"] = keep(sys().spawn(counting_region, inventories_asked));
+    ctx.regions["r1"] = keep(sys().spawn(counting_region, inventories_asked, template_on_host));
     ctx.settings.system_namespace = "kube-system";
     status = keep(spawn_nodeclass_status(sys(), ctx));
     sched().run();
@@ -78,7 +82,7 @@ class NodeClassStatusActor : public test::caf_test {
         kube::nodeclass_hash(nc);
     nc.metadata.annotations[std::string(model::annotations::nodeclass_hash_version)] =
         std::string(model::drift_hash_versions::nodeclass);
-    auto v = evaluate_node_class(nc, s, {inventory()}, {},
+    auto v = evaluate_node_class(nc, s, {inventory(*template_on_host)}, {},
                                  nodeclaim::template_secret_scope_of(ctx.settings));
     for (const auto* c : {&v.template_ready, &v.metadata_ready, &v.ready})
       set_condition(nc.status.conditions, c->type, c->status, c->reason, c->message,
@@ -102,6 +106,18 @@ class NodeClassStatusActor : public test::caf_test {
     return s;
   }
 
+  // The next snapshot with a Node and a NodeClaim more, as a burst publishes them.
+  static std::shared_ptr<cluster_snapshot> with_a_new_node(const cluster_snapshot& previous) {
+    auto s = next(previous);
+    kube::node node;
+    node.metadata.name = "worker-1";
+    s->nodes = one(node);
+    kube::node_claim claim;
+    claim.metadata.name = "default-abcde";
+    s->node_claims = one(claim);
+    return s;
+  }
+
   // Inventory requests (one per pass) once the actor handled `snapshot`.
   int passes_after(snapshot_ptr snapshot) {
     caf::anon_send(status, std::move(snapshot));
@@ -114,13 +130,7 @@ TEST_F(NodeClassStatusActor, ASnapshotThatChangedOnlyNodesAndNodeClaimsIsNotEval
   auto first = first_snapshot();
   ASSERT_EQ(passes_after(first), 1);
 
-  auto nodes_changed = next(*first);
-  kube::node node;
-  node.metadata.name = "worker-1";
-  nodes_changed->nodes = one(node);
-  kube::node_claim claim;
-  claim.metadata.name = "default-abcde";
-  nodes_changed->node_claims = one(claim);
+  auto nodes_changed = with_a_new_node(*first);
   EXPECT_EQ(passes_after(nodes_changed), 1);
 
   auto class_changed = next(*nodes_changed);
@@ -130,6 +140,13 @@ TEST_F(NodeClassStatusActor, ASnapshotThatChangedOnlyNodesAndNodeClaimsIsNotEval
   auto template_changed = next(*class_changed);
   template_changed->unmanaged_templates = one(unmanaged_template());
   EXPECT_EQ(passes_after(template_changed), 3);
+}
+
+TEST_F(NodeClassStatusActor, WhileANodeClassIsNotReadyEverySnapshotEvaluatesAgain) {
+  *template_on_host = "another-template";  // the class's template is nowhere: not Ready
+  auto first = first_snapshot();
+  ASSERT_EQ(passes_after(first), 1);
+  EXPECT_EQ(passes_after(with_a_new_node(*first)), 2);
 }
 
 TEST_F(NodeClassStatusActor, TheTimerEvaluatesAgainWithoutANewSnapshot) {
