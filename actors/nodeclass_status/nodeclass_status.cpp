@@ -35,6 +35,10 @@ struct status_state {
   status_refusals refusals;
   bool busy = false;
   bool dirty = false;
+  // The last pass found every node class Ready. Until then a snapshot runs a pass even when its
+  // inputs did not change: a region's first inventory may be what is missing, and provisioning
+  // waits for Ready.
+  bool all_ready = false;
   caf::actor_clock::time_point busy_since;
   boundary_ptr boundary;
   static inline const char* name = "nodeclass-status";
@@ -116,6 +120,7 @@ void evaluate_all(self_ptr self, std::shared_ptr<std::vector<protocol::region_in
   auto one_done = [self, pending] {
     if (--*pending == 0) done(self);
   };
+  st.all_ready = true;
   if (snapshot->node_classes) {
     for (const auto& [key, nc] : *snapshot->node_classes) {
       (void)key;
@@ -126,8 +131,12 @@ void evaluate_all(self_ptr self, std::shared_ptr<std::vector<protocol::region_in
         verdict = evaluate_node_class(*nc, *snapshot, *invs, *secrets,
                                       nodeclaim::template_secret_scope_of(st.ctx.settings));
       });
-      if (!verdict) continue;
+      if (!verdict) {
+        st.all_ready = false;
+        continue;
+      }
       const auto& v = *verdict;
+      if (v.ready.status != "True") st.all_ready = false;
       if (!kube::nodeclass_hash_current(*nc)) stamp_hash(self, *nc);
       auto updated = *nc;
       auto& conds = updated.status.conditions;
@@ -241,6 +250,15 @@ void run(self_ptr self) {
   one_done();
 }
 
+// What a pass reads from a snapshot: node classes and templates. Once every class is Ready, a
+// snapshot that changed none of them (pods, Nodes and NodeClaims come and go in a burst) would
+// render every node class's templates again for nothing; inventories and Secrets change outside
+// snapshots and the tick reads them.
+bool same_status_inputs(const protocol::cluster_snapshot& a, const protocol::cluster_snapshot& b) {
+  return a.node_classes == b.node_classes && a.templates == b.templates &&
+         a.unmanaged_templates == b.unmanaged_templates;
+}
+
 impl_actor::behavior_type status_behavior(self_ptr self, controller_context ctx) {
   self->state.ctx = std::move(ctx);
   auto period = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -255,8 +273,10 @@ impl_actor::behavior_type status_behavior(self_ptr self, controller_context ctx)
       [self](protocol::snapshot_ptr snapshot) {
         // Before every informer listed once, a missing object proves nothing.
         if (!snapshot || !snapshot->synced) return;
-        self->state.snapshot = std::move(snapshot);
-        run(self);
+        auto& st = self->state;
+        const bool unchanged = st.snapshot && same_status_inputs(*st.snapshot, *snapshot);
+        st.snapshot = std::move(snapshot);
+        if (!unchanged || !st.all_ready) run(self);
       },
       [boundary](resume_atom, continuation& c) { boundary->run(c); },
       [self, period](tick_atom) {

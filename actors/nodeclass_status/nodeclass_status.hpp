@@ -1,8 +1,10 @@
 #pragma once
 // The node class status actor: for every ProxmoxNodeClass writes InstanceTemplateReady,
-// InstanceMetadataOptionsReady and Ready (nodeclass_conditions.hpp), on every snapshot and on a
-// timer (the regions' inventories change without a snapshot). Writes only what changed; every
-// change is an Event on the node class and a log line. Subscribe it to cluster_state.
+// InstanceMetadataOptionsReady and Ready (nodeclass_conditions.hpp), on every snapshot that
+// changed node classes or templates (on every snapshot while one is not Ready) and on a timer
+// (the regions' inventories and the Secrets change without a snapshot). Writes only what
+// changed; every change is an Event on the node class and a log line. Subscribe it to
+// cluster_state.
 #include <caf/fwd.hpp>
 
 #include "actors/controller_context.hpp"

@@ -22,7 +22,9 @@
 #include <optional>
 #include <unordered_map>
 
+#include "protocol/transport/base_url.hpp"
 #include "protocol/transport/tls_context.hpp"
+#include "protocol/transport/tls_session_cache.hpp"
 
 namespace kp::transport {
 
@@ -33,52 +35,10 @@ namespace ssl = net::ssl;
 using tcp = net::ip::tcp;
 using error_code = boost::system::error_code;
 using steady = std::chrono::steady_clock;
+using detail::parse_base_url;
+using detail::parsed_url;
 
 namespace {
-
-struct parsed_url {
-  bool tls = false;
-  std::string host;         // without IPv6 brackets: what TLS verifies and DNS resolves
-  std::string host_header;  // as it goes into the Host header
-  std::string port;
-  std::string prefix;  // path prefix without a trailing '/'
-  std::string pool_key() const { return (tls ? "https://" : "http://") + host + ":" + port; }
-};
-
-result<parsed_url> parse_base_url(const std::string& base_url) {
-  parsed_url url;
-  std::string_view rest = base_url;
-  if (rest.starts_with("https://")) {
-    url.tls = true;
-    rest.remove_prefix(8);
-  } else if (rest.starts_with("http://")) {
-    rest.remove_prefix(7);
-  } else {
-    return make_error("connect", "base URL '" + base_url + "' must start with http:// or https://");
-  }
-  auto slash = rest.find('/');
-  std::string_view authority = rest.substr(0, slash);
-  if (slash != std::string_view::npos) url.prefix = std::string(rest.substr(slash));
-  while (!url.prefix.empty() && url.prefix.back() == '/') url.prefix.pop_back();
-  if (auto at = authority.rfind('@'); at != std::string_view::npos) authority.remove_prefix(at + 1);
-  std::string_view host = authority, port;
-  if (authority.starts_with('[')) {
-    auto close = authority.find(']');
-    if (close == std::string_view::npos)
-      return make_error("connect", "bad IPv6 host in '" + base_url + "'");
-    host = authority.substr(1, close - 1);
-    if (close + 1 < authority.size() && authority[close + 1] == ':')
-      port = authority.substr(close + 2);
-  } else if (auto colon = authority.rfind(':'); colon != std::string_view::npos) {
-    host = authority.substr(0, colon);
-    port = authority.substr(colon + 1);
-  }
-  if (host.empty()) return make_error("connect", "no host in base URL '" + base_url + "'");
-  url.host = std::string(host);
-  url.port = port.empty() ? (url.tls ? "443" : "80") : std::string(port);
-  url.host_header = std::string(authority);
-  return url;
-}
 
 bool is_ip_literal(const std::string& host) {
   error_code ec;
@@ -143,6 +103,9 @@ struct client_shared {
   client_options options;
   std::shared_ptr<ssl::context> tls;
   std::optional<kp::error> tls_error;
+  detail::tls_session_cache sessions;  // with `tls`: the context that verified them
+  std::atomic<std::size_t> full_handshakes{0};
+  std::atomic<std::size_t> resumed_handshakes{0};
   std::atomic<std::size_t> open{0};
   std::mutex mutex;
   std::unordered_map<const void*, std::function<void()>> cancellers;  // every live connection
@@ -323,6 +286,7 @@ class connection_impl final : public connection,
       }
       if (!shared_->options.insecure_skip_verify)
         stream_.set_verify_callback(ssl::host_name_verification(url_.host));
+      shared_->sessions.offer(key, stream_.native_handle());
       stream_.async_handshake(
           ssl::stream_base::client,
           [self = this->shared_from_this()](error_code hec) { self->on_handshake(hec); });
@@ -339,12 +303,25 @@ class connection_impl final : public connection,
         const long verify = SSL_get_verify_result(stream_.native_handle());
         if (verify != X509_V_OK)
           why += std::string(" (") + X509_verify_cert_error_string(verify) + ")";
+        shared_->sessions.forget(key);
         return connect_failed("tls", "TLS handshake with " + url_.pool_key() + " failed: " + why);
       }
     }
     (void)ec;
+    if constexpr (is_tls) {
+      auto& count = SSL_session_reused(stream_.native_handle()) == 1 ? shared_->resumed_handshakes
+                                                                     : shared_->full_handshakes;
+      count.fetch_add(1);
+    }
     disarm();
     std::exchange(connect_done_, nullptr)(status{});
+  }
+
+  // A reply arrived, so the peer's session tickets (TLS 1.3 sends them after the handshake) did.
+  void keep_session() {
+    if constexpr (is_tls) {
+      if (!session_kept_) session_kept_ = shared_->sessions.keep(key, stream_.native_handle());
+    }
   }
 
   // ---- request/response on a (possibly reused) connection
@@ -426,6 +403,7 @@ class connection_impl final : public connection,
     auto message = parser_->release();
     parser_.reset();
     used_ = true;
+    keep_session();
     outcome o;
     // Left-over bytes after a complete response mean the framing is off: do not reuse.
     o.reusable = message.keep_alive() && buffer_.size() == 0 && !cancelled_;
@@ -470,6 +448,7 @@ class connection_impl final : public connection,
   void on_stream_header(error_code ec) {
     if (ec) return end_stream(stream_error(ec, "request"));
     disarm();
+    keep_session();
     auto& head = sparser_->get();
     header_list headers;
     for (const auto& field : head)
@@ -523,6 +502,7 @@ class connection_impl final : public connection,
   bool timed_out_ = false;
   bool cancelled_ = false;
   bool used_ = false;  // served a request before: failures may mean the server closed it idle
+  bool session_kept_ = false;
   beast::flat_buffer buffer_;
   std::function<void(status)> connect_done_;
   std::shared_ptr<request_job> job_;
@@ -885,6 +865,10 @@ void http_client::close() {
 
 std::size_t http_client::open_connections() const {
   return impl_->shared->open.load();
+}
+
+tls_handshake_counts http_client::tls_handshakes() const {
+  return {impl_->shared->full_handshakes.load(), impl_->shared->resumed_handshakes.load()};
 }
 
 }  // namespace kp::transport

@@ -36,6 +36,13 @@ struct client_options {
   failure_reporter on_failure;
 };
 
+// TLS handshakes a client completed: full ones verified the peer's certificate chain; resumed
+// ones took up a session a full one had verified with the same peer (scheme, host and port).
+struct tls_handshake_counts {
+  std::size_t full = 0;
+  std::size_t resumed = 0;
+};
+
 // Error codes: "connect", "tls", "timeout", "protocol", "cancelled", "closed".
 using response_result = result<http_response>;
 using response_callback = std::function<void(response_result)>;
@@ -85,6 +92,10 @@ class http_client {
 
   // Connections currently open (pooled + busy), for metrics and tests.
   std::size_t open_connections() const;
+
+  // Successful TLS handshakes so far, for metrics and tests. Sessions are kept per peer for the
+  // client's life, so a connection after the first one to a peer resumes if the peer allows it.
+  tls_handshake_counts tls_handshakes() const;
 
  private:
   struct impl;

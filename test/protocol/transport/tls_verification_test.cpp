@@ -9,15 +9,6 @@ namespace {
 using namespace kp::transport;
 using namespace kp::transport::testing;
 
-request_handler identity_handler() {
-  return [](http_request request, std::shared_ptr<http_exchange> exchange) {
-    http_response r;
-    r.body = request.peer.common_name;
-    for (const auto& o : request.peer.organizations) r.body += "|" + o;
-    exchange->respond(std::move(r));
-  };
-}
-
 TEST(TransportTls, VerificationSucceedsWithTheRightCaForTheIpAndTheDnsName) {
   const auto& pki = test_pki::get();
   test_server server(echo_handler(), pki.tls_options());

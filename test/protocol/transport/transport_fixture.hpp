@@ -88,6 +88,16 @@ inline request_handler echo_handler() {
   };
 }
 
+// Answers with the client certificate's identity: "CN|O|O...", empty when anonymous.
+inline request_handler identity_handler() {
+  return [](http_request request, std::shared_ptr<http_exchange> exchange) {
+    http_response r;
+    r.body = request.peer.common_name;
+    for (const auto& o : request.peer.organizations) r.body += "|" + o;
+    exchange->respond(std::move(r));
+  };
+}
+
 // A CA and a server certificate for 127.0.0.1 and localhost, made once per test binary.
 struct test_pki {
   static const test_pki& get() {
