@@ -47,6 +47,9 @@ class region_actor_fixture : public kp::test::caf_test {
     s.clone_wait.max_interval = 1s;
     s.clone_wait.timeout = 10s;
     s.start_wait = s.clone_wait;
+    // Every look reads at once, so tests see each poll at its exact time (RegionTaskRounds
+    // sets a gather window).
+    s.task_list_gather = 0ms;
     s.leftover_iso_every = 0;
     s.claims_wait = 30s;
     s.metrics = &registry;

@@ -29,6 +29,7 @@ class RegionTaskList : public region_actor_fixture {
     s.clone_wait.timeout = 1min;
     s.start_wait = s.clone_wait;
     s.cluster_task_list = cluster_task_list;
+    s.task_list_gather = region_settings{}.task_list_gather;  // the default window
     return s;
   }
 
