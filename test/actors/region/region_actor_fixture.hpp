@@ -66,6 +66,17 @@ class region_actor_fixture : public kp::test::caf_test {
   }
   protocol::region_actor spawn() { return spawn(settings()); }
 
+  // No timed refresh within a test (every listing counted is one the test caused) and task
+  // waits of a minute.
+  region_settings quiet_settings() {
+    using namespace std::chrono_literals;
+    auto s = settings();
+    s.refresh_interval = 1h;
+    s.clone_wait.timeout = 1min;
+    s.start_wait = s.clone_wait;
+    return s;
+  }
+
   // Sends a request from a small actor and keeps the reply.
   template <class Reply, class... Ts>
   std::shared_ptr<std::optional<Reply>> ask(protocol::region_actor a, Ts... xs) {

@@ -24,10 +24,7 @@ class RegionTaskList : public region_actor_fixture {
   RegionTaskList() : region_actor_fixture(4) {}
 
   region_settings settings(bool cluster_task_list) {
-    auto s = region_actor_fixture::settings();
-    s.refresh_interval = 1h;
-    s.clone_wait.timeout = 1min;
-    s.start_wait = s.clone_wait;
+    auto s = quiet_settings();
     s.cluster_task_list = cluster_task_list;
     s.task_list_gather = region_settings{}.task_list_gather;  // the default window
     return s;
@@ -118,10 +115,7 @@ class RegionTaskRounds : public region_actor_fixture {
   RegionTaskRounds() : region_actor_fixture(1) {}
 
   region_settings settings() {
-    auto s = region_actor_fixture::settings();
-    s.refresh_interval = 1h;
-    s.clone_wait.timeout = 1min;
-    s.start_wait = s.clone_wait;
+    auto s = quiet_settings();
     s.task_list_gather = 30ms;
     return s;
   }
