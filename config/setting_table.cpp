@@ -406,6 +406,10 @@ std::vector<setting_spec> build_table() {
                            "answers every task it lists as finished; a task it leaves out is "
                            "polled on its own. false: each wait polls its own task.",
                            &settings::proxmox_cluster_task_list));
+  t.push_back(duration_setting(proxmox, "proxmox-task-list-gather", "PROXMOX_TASK_LIST_GATHER",
+                               "Task waits falling due within this share one GET /cluster/tasks "
+                               "read (a look waits this much longer at most; 0 = read at once).",
+                               &settings::proxmox_task_list_gather));
   t.push_back(duration_setting(proxmox, "proxmox-task-answer-wait", "PROXMOX_TASK_ANSWER_WAIT",
                                "Config writes and ISO deletes ask Proxmox to answer once their "
                                "task ended, if within this (1-30s, 0 = never): no status poll.",

@@ -116,6 +116,7 @@ struct settings {
   duration proxmox_task_first_poll_cap = 10s;
   // Task waits share one GET /cluster/tasks read per poll round.
   bool proxmox_cluster_task_list = true;
+  duration proxmox_task_list_gather = 30ms;
   // Config writes and volume deletes ask Proxmox to answer once their task ended (up to this).
   duration proxmox_task_answer_wait = 5s;
   duration proxmox_template_config_max_age = 5min;  // a template's mark serves this long

@@ -68,6 +68,21 @@ void keep_bridges(region_state& st, const std::string& host,
   if (r && it != st.hosts.end()) it->second.network = std::move(*r);
 }
 
+// Reads each host's bridges and keeps them, then `one_done` after each answer. For a refresh,
+// the answers are that refresh's (dropped once it ended).
+void read_bridges(self_ptr self, const std::vector<std::string>& hosts, bool for_refresh,
+                  const std::function<void()>& one_done) {
+  using interfaces = std::vector<proxmox::network_interface>;
+  for (const auto& host : hosts) {
+    std::function<void(result<interfaces>)> keep = [self, host, one_done](result<interfaces> r) {
+      keep_bridges(self->state, host, std::move(r));
+      one_done();
+    };
+    self->state.api->node_network(host, for_refresh ? bounce_refresh<interfaces>(self, keep)
+                                                    : bounce<interfaces>(self, keep));
+  }
+}
+
 void count_unknown(region_state& st, const std::string& why) {
   if (st.metrics.unknown == nullptr) return;
   st.metrics.unknown->Add({{"region", st.cfg.region}, {"reason", why}}).Increment();
@@ -114,17 +129,13 @@ void fetch_details(self_ptr self) {
                                   }));
   }
   // Bridges only once a launch needed them (with_host_bridges): then for every host.
+  std::vector<std::string> bridges_due;
   for (auto& [name, h] : st.hosts) {
     if (!h.online() || (h.network ? stale.count(name) == 0 : !st.bridges_wanted)) continue;
-    ++*pending;
-    std::string host = name;
-    st.api->node_network(
-        host, bounce_refresh<std::vector<proxmox::network_interface>>(
-                  self, [self, host, one_done](result<std::vector<proxmox::network_interface>> r) {
-                    keep_bridges(self->state, host, std::move(r));
-                    one_done();
-                  }));
+    bridges_due.push_back(name);
   }
+  *pending += static_cast<int>(bridges_due.size());
+  read_bridges(self, bridges_due, true, one_done);
   // A VM one of our launches is making is not read: the launch writes its config and records
   // it when it ends (record_started), and until then a read could only show the clone's lock.
   std::set<std::uint32_t> in_flight(st.cloning.begin(), st.cloning.end());
@@ -309,27 +320,21 @@ void with_host_bridges(self_ptr self, std::function<void()> f) {
   for (const auto& [name, h] : st.hosts) {
     if (h.online() && !h.network) missing.push_back(name);
   }
-  if (missing.empty() && !st.bridges_reading) return f();
+  const bool reading = !st.bridge_waiters.empty();
+  if (missing.empty() && !reading) return f();
   st.bridge_waiters.push_back(within_launch(self, std::move(f)));
-  if (st.bridges_reading) return;
-  st.bridges_reading = true;
+  if (reading) return;
   // The reads serve every launch waiting: no single launch's fault may drop their answers.
   launch_scope region_wide(st, {});
   auto pending = std::make_shared<std::size_t>(missing.size());
-  for (const auto& host : missing) {
-    st.api->node_network(
-        host, bounce<std::vector<proxmox::network_interface>>(
-                  self, [self, host, pending](result<std::vector<proxmox::network_interface>> r) {
-                    auto& st = self->state;
-                    keep_bridges(st, host, std::move(r));
-                    if (--*pending != 0) return;
-                    st.bridges_reading = false;
-                    rebuild_ipam(st);
-                    auto waiters = std::move(st.bridge_waiters);
-                    st.bridge_waiters.clear();
-                    for (auto& w : waiters) w();
-                  }));
-  }
+  read_bridges(self, missing, false, [self, pending] {
+    if (--*pending != 0) return;
+    auto& st = self->state;
+    rebuild_ipam(st);
+    auto waiters = std::move(st.bridge_waiters);
+    st.bridge_waiters.clear();
+    for (auto& w : waiters) w();
+  });
 }
 
 void remember_config(region_state& st, std::uint32_t vmid, const proxmox::vm_config& config) {

@@ -47,6 +47,10 @@ struct region_settings {
   // every wait of the region; a task it does not list is polled on its own. False: every wait
   // polls its own task. PROXMOX_CLUSTER_TASK_LIST.
   bool cluster_task_list = true;
+  // A wait that falls due opens a round of the shared list: the waits falling due within this
+  // join it, and one read answers them all (0: the read goes out at once). A look waits this
+  // much longer at most. PROXMOX_TASK_LIST_GATHER.
+  std::chrono::milliseconds task_list_gather{30};
   // A template's config (its mark) read this recently serves the template observation without
   // another read; host facts (node status: CPU topology; network: bridges) are read again at
   // the first refresh after this age, and at once after a failed read.

@@ -47,6 +47,8 @@ region_settings region_settings_from(const config::settings& s,
   r.task_first_poll_cap =
       std::chrono::duration_cast<std::chrono::milliseconds>(s.proxmox_task_first_poll_cap);
   r.cluster_task_list = s.proxmox_cluster_task_list;
+  r.task_list_gather =
+      std::chrono::duration_cast<std::chrono::milliseconds>(s.proxmox_task_list_gather);
   r.template_config_max_age =
       std::chrono::duration_cast<std::chrono::milliseconds>(s.proxmox_template_config_max_age);
   r.host_facts_max_age =

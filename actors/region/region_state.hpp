@@ -151,18 +151,20 @@ struct region_state {
   std::mt19937_64 random{std::random_device{}()};
   ipam::simple_ipam ipam;  // rebuilt at every refresh from VM configs and bridges
   // Host bridges are read only once a launch needed them (with_host_bridges); the launches
-  // waiting for the reads under way.
+  // waiting for the reads under way (reads are under way while there are any).
   bool bridges_wanted = false;
-  bool bridges_reading = false;
   std::vector<std::function<void()>> bridge_waiters;
   std::map<std::string, std::string> unusable_hosts;  // host -> why its topology is unknown
   std::map<std::string, std::string> topology_warnings;
   region_metrics metrics;
-  // Task waits under way by UPID, and those due for the next GET /cluster/tasks read
-  // (task_waits.cpp); the read is off for good once Proxmox refused it.
+  // Task waits under way by UPID, and those due for a GET /cluster/tasks read (task_waits.cpp):
+  // a round gathers them for cfg.task_list_gather, then reads once; the read is off for good
+  // once Proxmox refused it.
   std::map<std::string, std::weak_ptr<task_wait>> task_waits;
   std::vector<std::shared_ptr<task_wait>> due_task_waits;
+  bool task_list_gathering = false;
   bool task_list_in_flight = false;
+  std::uint64_t task_list_reads = 0;  // sent so far: which waits a read's answer can serve
   bool task_list_usable = true;
   // Typical task durations by type and host: where a task wait's first poll goes.
   task_timing timing{std::chrono::milliseconds(20), std::chrono::seconds(10)};
@@ -246,8 +248,9 @@ void after(self_ptr self, std::chrono::milliseconds delay, std::function<void()>
 // Waits until the task stops or the wait's timeout passes, on the actor clock (task_waits.cpp):
 // looks at it first after its type's learnt duration (at once while none is learnt), then from
 // initial_interval growing by the multiplier up to max_interval. With cfg.cluster_task_list a
-// look is one shared GET /cluster/tasks read per round (a task it leaves out reads its own
-// status). `done` gets "task_failed" (the task's exit status), "timeout", or a poll error that
+// look joins a shared GET /cluster/tasks read: the waits falling due within
+// cfg.task_list_gather, or while a read is in flight, share one (a task it leaves out reads its
+// own status). `done` gets "task_failed" (the task's exit status), "timeout", or a poll error that
 // is not transient.
 void wait_task(self_ptr self, const proxmox::upid& task, proxmox::task_wait_options wait,
                std::function<void(status)> done);

@@ -1,10 +1,13 @@
 // Task waits on the actor clock. Each wait has its own schedule: a first look after the typical
 // duration learnt for its task type and host (task_timing.hpp), then from initial_interval
-// growing by the multiplier. A look that falls due joins the region's next GET /cluster/tasks
-// read, which answers every pending wait whose task it lists as finished, due or not; a due wait
-// whose task the list leaves out (past Proxmox's 25 finished per host, or not yet propagated)
-// reads its own /nodes/{node}/tasks/{upid}/status. So a burst of launches costs about one read
-// per poll round instead of one per task.
+// growing by the multiplier. Looks share GET /cluster/tasks reads in rounds: the first wait that
+// falls due opens a round, every wait falling due within cfg.task_list_gather joins it, and then
+// one read goes out; a wait that falls due while that read is in flight rides on it when its
+// task existed before the read went out (else it opens the next round). The answer finishes
+// every pending wait whose task it lists as finished, due or not; a due wait whose task the list
+// leaves out (past Proxmox's 25 finished per host, or not yet propagated) reads its own
+// /nodes/{node}/tasks/{upid}/status. So a burst of launches costs about one read per poll round
+// however its waits are spread within the round.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -31,6 +34,8 @@ struct task_wait {
   // ended that launch meanwhile).
   std::function<void(std::function<void()>)> in_scope;
   std::optional<kp::error> last_error;
+  // How many list reads had gone out when the wait began: only a later one can list its task.
+  std::uint64_t reads_before = 0;
   bool finished = false;
 };
 
@@ -53,17 +58,19 @@ void finish(self_ptr self, const wait_ptr& w, status s) {
   w->done(std::move(s));
 }
 
+kp::error timed_out(const task_wait& w) {
+  std::string why = "task " + w.task.type + " still running when the deadline of " +
+                    std::to_string(w.options.timeout.count()) + " ms passed";
+  if (w.last_error) {
+    why += " (last poll: " + w.last_error->code + ": " + w.last_error->message + ")";
+  }
+  return make_error("timeout", why);
+}
+
 // The next look at the task, or the timeout when its deadline passed.
 void schedule_next(self_ptr self, const wait_ptr& w) {
   auto now = self->clock().now();
-  if (now >= w->deadline) {
-    std::string why = "task " + w->task.type + " still running when the deadline of " +
-                      std::to_string(w->options.timeout.count()) + " ms passed";
-    if (w->last_error) {
-      why += " (last poll: " + w->last_error->code + ": " + w->last_error->message + ")";
-    }
-    return finish(self, w, make_error("timeout", why));
-  }
+  if (now >= w->deadline) return finish(self, w, timed_out(*w));
   auto wait = std::min(w->interval,
                        std::chrono::duration_cast<std::chrono::milliseconds>(w->deadline - now));
   auto next = std::chrono::milliseconds(
@@ -118,7 +125,30 @@ bool refused_for_good(const kp::error& e) {
 
 void read_cluster_tasks(self_ptr self);
 
-void on_cluster_tasks(self_ptr self, std::vector<wait_ptr> batch,
+// A round starts: waits falling due within the gather window join it, then its read goes out.
+void open_round(self_ptr self) {
+  auto& st = self->state;
+  if (st.cfg.task_list_gather.count() <= 0) return read_cluster_tasks(self);
+  st.task_list_gathering = true;
+  // The read serves every wait of the region: no single launch's fault may drop it.
+  launch_scope region_wide(st, {});
+  after(self, st.cfg.task_list_gather, [self] {
+    self->state.task_list_gathering = false;
+    read_cluster_tasks(self);
+  });
+}
+
+// Runs a wait's step on its own: a fault in one (outside any launch) leaves the others.
+void step(self_ptr self, const wait_ptr& w, const std::function<void()>& f) {
+  auto& st = self->state;
+  if (st.boundary) {
+    st.boundary->contain("task " + w->task.text, [&] { w->in_scope(f); });
+  } else {
+    w->in_scope(f);
+  }
+}
+
+void on_cluster_tasks(self_ptr self, std::uint64_t read,
                       result<std::vector<proxmox::task_status>> r) {
   auto& st = self->state;
   st.task_list_in_flight = false;
@@ -132,6 +162,15 @@ void on_cluster_tasks(self_ptr self, std::vector<wait_ptr> batch,
                 " polls its own task from now on");
     st.task_list_usable = false;
   }
+  // The due waits whose task existed when the read went out are this read's; the others wait
+  // for the next round.
+  std::vector<wait_ptr> served;
+  std::vector<wait_ptr> later;
+  for (auto& w : st.due_task_waits) {
+    if (w->finished) continue;
+    (w->reads_before < read ? served : later).push_back(std::move(w));
+  }
+  st.due_task_waits = std::move(later);
   // Every pending wait whose task ended is answered now, due or not.
   std::vector<std::pair<wait_ptr, const proxmox::task_status*>> ended;
   for (auto it = st.task_waits.begin(); it != st.task_waits.end();) {
@@ -144,28 +183,22 @@ void on_cluster_tasks(self_ptr self, std::vector<wait_ptr> batch,
       ended.emplace_back(w, hit->second);
     ++it;
   }
-  // Each wait's step runs on its own: a fault in one (outside any launch) leaves the others.
-  auto step = [&](const wait_ptr& w, const std::function<void()>& f) {
-    if (st.boundary) {
-      st.boundary->contain("task " + w->task.text, [&] { w->in_scope(f); });
-    } else {
-      w->in_scope(f);
-    }
-  };
   for (auto& [w, s] : ended) {
-    step(w, [&, w = w, s = s] { on_status(self, w, *s, false); });
+    step(self, w, [&, w = w, s = s] { on_status(self, w, *s, false); });
   }
-  // A due wait the list shows running looks again later; one it leaves out reads its own.
-  for (auto& w : batch) {
+  // A served wait the list shows running looks again later; one it leaves out reads its own.
+  for (auto& w : served) {
     if (w->finished) continue;
     auto hit = listed.find(w->task.text);
-    step(w, [&, w] {
+    step(self, w, [&, w] {
       if (hit == listed.end()) return poll_own_status(self, w);
       on_status(self, w, *hit->second, true);
     });
   }
-  // Waits that fell due meanwhile start the next round (unless one of the steps started it).
-  if (!st.due_task_waits.empty() && !st.task_list_in_flight) read_cluster_tasks(self);
+  // Waits left for the next round start it (unless one of the steps did).
+  std::erase_if(st.due_task_waits, [](const wait_ptr& w) { return w->finished; });
+  if (!st.due_task_waits.empty() && !st.task_list_in_flight && !st.task_list_gathering)
+    open_round(self);
 }
 
 void read_cluster_tasks(self_ptr self) {
@@ -173,17 +206,16 @@ void read_cluster_tasks(self_ptr self) {
   if (!st.task_list_usable) {
     auto due = std::move(st.due_task_waits);
     st.due_task_waits.clear();
-    for (auto& w : due) w->in_scope([&] { poll_own_status(self, w); });
+    for (auto& w : due) step(self, w, [&] { poll_own_status(self, w); });
     return;
   }
   st.task_list_in_flight = true;
-  auto batch = std::move(st.due_task_waits);
-  st.due_task_waits.clear();
+  const auto read = ++st.task_list_reads;
   // The read serves every wait of the region: no single launch's fault may drop its answer.
   launch_scope region_wide(st, {});
   st.api->cluster_tasks(bounce<std::vector<proxmox::task_status>>(
-      self, [self, batch = std::move(batch)](result<std::vector<proxmox::task_status>> r) mutable {
-        on_cluster_tasks(self, std::move(batch), std::move(r));
+      self, [self, read](result<std::vector<proxmox::task_status>> r) {
+        on_cluster_tasks(self, read, std::move(r));
       }));
 }
 
@@ -192,7 +224,8 @@ void on_due(self_ptr self, const wait_ptr& w) {
   auto& st = self->state;
   if (!st.cfg.cluster_task_list || !st.task_list_usable) return poll_own_status(self, w);
   st.due_task_waits.push_back(w);
-  if (!st.task_list_in_flight) read_cluster_tasks(self);
+  // A read in flight or a round gathering takes it along.
+  if (!st.task_list_in_flight && !st.task_list_gathering) open_round(self);
 }
 
 }  // namespace
@@ -206,8 +239,14 @@ void wait_task(self_ptr self, const proxmox::upid& task, proxmox::task_wait_opti
   w->deadline = w->started + wait.timeout;
   w->interval = std::max(wait.initial_interval, std::chrono::milliseconds(1));
   w->done = std::move(done);
+  w->reads_before = self->state.task_list_reads;
   w->in_scope = within_launch(self, std::function<void(std::function<void()>)>(
                                         [](const std::function<void()>& step) { step(); }));
+  // The deadline holds even when a look never comes back (a list read that hangs): past it by
+  // a poll interval and a gather window, the wait ends unless a look ended it.
+  after(self, wait.timeout + wait.max_interval + self->state.cfg.task_list_gather, [self, w] {
+    if (!w->finished) finish(self, w, timed_out(*w));
+  });
   // Only the shared list looks a wait up by its UPID.
   if (self->state.cfg.cluster_task_list) self->state.task_waits[task.text] = w;
   // The first look when a task of this kind usually ends there (at once while none ended yet).

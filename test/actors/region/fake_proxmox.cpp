@@ -351,6 +351,20 @@ void fake_proxmox::cluster_tasks(proxmox::callback<std::vector<proxmox::task_sta
   bool hang = false;
   if (auto e = enter("cluster_tasks", "", 0, &hang)) return done(*e);
   if (hang) return;
+  if (holding_task_list) {
+    held_.push_back([this, done = std::move(done)] { list_tasks(done); });
+    return;
+  }
+  list_tasks(done);
+}
+
+void fake_proxmox::release_held() {
+  auto held = std::move(held_);
+  held_.clear();
+  for (auto& answer : held) answer();
+}
+
+void fake_proxmox::list_tasks(const proxmox::callback<std::vector<proxmox::task_status>>& done) {
   // Newest first; per host every running task and its 25 most recent finished ones.
   std::vector<proxmox::task_status> out;
   std::map<std::string, int> finished;

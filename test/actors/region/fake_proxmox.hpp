@@ -56,6 +56,10 @@ class fake_proxmox final : public proxmox::api {
   void fail_next(const std::string& method, kp::error e, std::uint32_t vmid = 0, int times = 1);
   // `method` stops answering (its callbacks are kept and never called): a crash mid-call.
   std::set<std::string> hanging;
+  // GET /cluster/tasks answers only at release_held(), with the tasks as they are then: a read
+  // in flight for as long as a test wants.
+  bool holding_task_list = false;
+  void release_held();
   // `method` throws when called (a fault in a client): the region must end that one operation.
   std::set<std::string> throwing;
   // /cluster/mapping/pci: none unless a test adds some.
@@ -156,7 +160,10 @@ class fake_proxmox final : public proxmox::api {
   // The task's status now: counts down running_polls, applies its effect when it ended well.
   proxmox::task_status look_at(task& t);
 
+  void list_tasks(const proxmox::callback<std::vector<proxmox::task_status>>& done);
+
   std::map<std::string, std::vector<injected>> failures_;
+  std::vector<std::function<void()>> held_;
   std::map<std::string, task> tasks_;
   std::vector<std::string> task_order_;  // UPIDs, oldest first
   int next_task_ = 1;

@@ -47,6 +47,9 @@ class region_actor_fixture : public kp::test::caf_test {
     s.clone_wait.max_interval = 1s;
     s.clone_wait.timeout = 10s;
     s.start_wait = s.clone_wait;
+    // Every look reads at once, so tests see each poll at its exact time (RegionTaskRounds
+    // sets a gather window).
+    s.task_list_gather = 0ms;
     s.leftover_iso_every = 0;
     s.claims_wait = 30s;
     s.metrics = &registry;
@@ -62,6 +65,17 @@ class region_actor_fixture : public kp::test::caf_test {
     return a;
   }
   protocol::region_actor spawn() { return spawn(settings()); }
+
+  // No timed refresh within a test (every listing counted is one the test caused) and task
+  // waits of a minute.
+  region_settings quiet_settings() {
+    using namespace std::chrono_literals;
+    auto s = settings();
+    s.refresh_interval = 1h;
+    s.clone_wait.timeout = 1min;
+    s.start_wait = s.clone_wait;
+    return s;
+  }
 
   // Sends a request from a small actor and keeps the reply.
   template <class Reply, class... Ts>

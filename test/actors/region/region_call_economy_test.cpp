@@ -19,14 +19,7 @@ class RegionCallEconomy : public region_actor_fixture {
  protected:
   RegionCallEconomy() : region_actor_fixture(1) {}
 
-  // No timed refresh within a test: every listing counted is one the test caused.
-  region_settings settings() {
-    auto s = region_actor_fixture::settings();
-    s.refresh_interval = 1h;
-    s.clone_wait.timeout = 1min;
-    s.start_wait = s.clone_wait;
-    return s;
-  }
+  region_settings settings() { return quiet_settings(); }
   // A template whose ipconfig0 asks the simple IPAM for an address in the hosts' subnet.
   void template_asks_for_an_address() {
     pve->vms.at(9001).config.ipconfigs[0] = "ip=192.168.10.0/24,gw=192.168.10.1";

@@ -4,6 +4,7 @@
 // a list Proxmox refuses is not asked again.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,11 +24,9 @@ class RegionTaskList : public region_actor_fixture {
   RegionTaskList() : region_actor_fixture(4) {}
 
   region_settings settings(bool cluster_task_list) {
-    auto s = region_actor_fixture::settings();
-    s.refresh_interval = 1h;
-    s.clone_wait.timeout = 1min;
-    s.start_wait = s.clone_wait;
+    auto s = quiet_settings();
     s.cluster_task_list = cluster_task_list;
+    s.task_list_gather = region_settings{}.task_list_gather;  // the default window
     return s;
   }
 
@@ -107,6 +106,131 @@ TEST_F(RegionTaskList, ATransientListErrorFallsBackToOwnPollsForThatRoundOnly) {
   ASSERT_TRUE(r.ok) << r.error.message;
   EXPECT_EQ(pve->calls["task_status"], 1) << "the round whose list failed";
   EXPECT_GE(pve->calls["cluster_tasks"], 2) << "later rounds read the list again";
+}
+
+// Rounds of the shared list on one host (so every launch learns the same task durations), with
+// virtual time stepped finely enough that waits fall due a few milliseconds apart.
+class RegionTaskRounds : public region_actor_fixture {
+ protected:
+  RegionTaskRounds() : region_actor_fixture(1) {}
+
+  region_settings settings() {
+    auto s = quiet_settings();
+    s.task_list_gather = 30ms;
+    return s;
+  }
+
+  // Advances virtual time in `step`s until every reply arrived (or a minute passed).
+  void run_in_steps(const std::vector<std::shared_ptr<std::optional<launch_reply>>>& replies,
+                    caf::timespan step = 5ms) {
+    auto all_in = [&] {
+      return std::all_of(replies.begin(), replies.end(),
+                         [](const auto& r) { return r->has_value(); });
+    };
+    sched().run();
+    for (caf::timespan t{0}; !all_in() && t < 1min; t += step) advance(step);
+    for (const auto& r : replies) {
+      ASSERT_TRUE(r->has_value()) << "no reply within a minute";
+      EXPECT_TRUE((*r)->ok) << (*r)->error.code << ": " << (*r)->error.message;
+    }
+  }
+
+  // Launches two NodeClaims `apart` from each other and counts the list reads until both ended.
+  int list_reads_of_two_launches(const std::string& prefix, caf::timespan apart) {
+    auto a = spawn(settings());
+    pve->reset_counts();
+    auto first = ask<launch_reply>(a, launch_atom::value, request(prefix + "-a"));
+    sched().run();
+    advance(apart);
+    auto second = ask<launch_reply>(a, launch_atom::value, request(prefix + "-b"));
+    run_in_steps({first, second});
+    return pve->calls["cluster_tasks"];
+  }
+};
+
+TEST_F(RegionTaskRounds, WaitsFallingDueAFewMillisecondsApartShareOneListRead) {
+  const int together = list_reads_of_two_launches("together", 0ms);
+  const int apart = list_reads_of_two_launches("apart", 5ms);
+  EXPECT_GT(together, 0);
+  // Every task of the second launch falls due 5 ms after the first's: within the gather window
+  // they ride on the same reads.
+  EXPECT_EQ(apart, together);
+}
+
+TEST_F(RegionTaskRounds, AReadInFlightServesTheWaitsThatFallDueBeforeItsAnswer) {
+  pve->task_durations["qmclone"] = 1s;
+  auto a = spawn(settings());
+  run_in_steps({ask<launch_reply>(a, launch_atom::value, request("learns"))});
+  // The clones' first looks now wait about a second, the second launch's 50 ms after the first's:
+  // too far apart for one gather window.
+  pve->reset_counts();
+  pve->holding_task_list = true;
+  auto first = ask<launch_reply>(a, launch_atom::value, request("first"));
+  sched().run();
+  advance(50ms);
+  auto second = ask<launch_reply>(a, launch_atom::value, request("second"));
+  sched().run();
+  for (int i = 0; i < 1000 && pve->calls["cluster_tasks"] == 0; ++i) advance(5ms);
+  ASSERT_EQ(pve->calls["cluster_tasks"], 1) << "the first clone's round";
+  advance(60ms);  // the second clone falls due while the read is in flight
+  pve->release_held();
+  sched().run();
+  EXPECT_EQ(pve->calls["cluster_tasks"], 1) << "the answer served the second clone's look too";
+  EXPECT_EQ(pve->calls["task_status"], 0);
+  pve->holding_task_list = false;
+  pve->release_held();
+  run_in_steps({first, second});
+  EXPECT_EQ(pve->calls["task_status"], 0) << "the list named every task";
+}
+
+TEST_F(RegionTaskRounds, ATaskThatBeganAfterTheReadWentOutWaitsForTheNextRoundNotItsOwnPoll) {
+  auto a = spawn(settings());
+  pve->reset_counts();
+  pve->holding_task_list = true;
+  auto first = ask<launch_reply>(a, launch_atom::value, request("before"));
+  sched().run();
+  advance(40ms);  // the first clone's round read went out (held)
+  ASSERT_EQ(pve->calls["cluster_tasks"], 1);
+  auto second = ask<launch_reply>(a, launch_atom::value, request("after"));
+  sched().run();  // its clone falls due at once (no clone ended yet): the read cannot list it
+  pve->holding_task_list = false;
+  pve->release_held();
+  run_in_steps({first, second});
+  EXPECT_EQ(pve->calls["task_status"], 0) << "its task was not left out of a list: too new";
+}
+
+TEST_F(RegionTaskRounds, AWaitWhoseTaskNeverEndsStillEndsAtItsDeadline) {
+  pve->task_outcomes["qmclone"] = kp::test::fake_proxmox::task_outcome::never_ends;
+  auto s = settings();
+  s.clone_wait.timeout = 2s;
+  auto a = spawn(s);
+  const auto began = sched().clock().now();
+  auto r = ask<launch_reply>(a, launch_atom::value, request("never"));
+  sched().run();
+  for (int i = 0; i < 1000 && !r->has_value(); ++i) advance(5ms);
+  ASSERT_TRUE(r->has_value());
+  EXPECT_FALSE((*r)->ok);
+  EXPECT_NE((*r)->error.message.find("deadline"), std::string::npos) << (*r)->error.message;
+  // The last look at the deadline joins one round, and the launch's clean-up after it another.
+  EXPECT_LE(sched().clock().now() - began, 2s + 2 * s.task_list_gather + 5ms);
+}
+
+TEST_F(RegionTaskRounds, AListReadThatNeverAnswersStillEndsItsWaitsNearTheirDeadline) {
+  pve->hanging = {"cluster_tasks"};
+  auto s = settings();
+  s.clone_wait.timeout = 2s;
+  s.start_wait = s.clone_wait;
+  auto a = spawn(s);
+  const auto began = sched().clock().now();
+  auto r = ask<launch_reply>(a, launch_atom::value, request("hung-list"));
+  sched().run();
+  for (int i = 0; i < 4000 && !r->has_value(); ++i) advance(5ms);
+  ASSERT_TRUE(r->has_value()) << "the clone's wait hangs with the read";
+  EXPECT_FALSE((*r)->ok);
+  EXPECT_NE((*r)->error.message.find("deadline"), std::string::npos) << (*r)->error.message;
+  // The clone's wait, then each wait of the clean-up (stop, destroy), ends past its deadline.
+  const auto one_wait = s.clone_wait.timeout + s.clone_wait.max_interval + s.task_list_gather;
+  EXPECT_LE(sched().clock().now() - began, 3 * one_wait + 5ms);
 }
 
 }  // namespace
