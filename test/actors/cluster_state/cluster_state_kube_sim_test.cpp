@@ -29,6 +29,7 @@
 #include "protocol/kube/client_config.hpp"
 #include "protocol/transport/io_runtime.hpp"
 #include "test/sim/kube/kube_sim_process.hpp"
+#include "test/support/await_completion.hpp"
 
 namespace kp::actors::cluster_state {
 namespace {
@@ -161,24 +162,26 @@ class ClusterStateKubeSim : public ::testing::Test {
     ASSERT_EQ(r.exit_code, 0) << "kubectl failed: " << r.err;
   }
 
+  // The callbacks own their promise (await_completion): one that completes after the deadline
+  // must not write into a finished test's stack.
+  result<std::string> sim_request(const std::string& method, const std::string& path,
+                                  const std::string& body) {
+    return test_support::await_completion<std::string>(
+        [&](auto done) {
+          client_->request(method, path, body, body.empty() ? "" : "application/json",
+                           std::move(done));
+        },
+        15s);
+  }
+
   void control(const std::string& path, const std::string& body) {
-    std::promise<result<std::string>> done;
-    auto f = done.get_future();
-    client_->request("POST", path, body, "application/json",
-                     [&](result<std::string> r) { done.set_value(std::move(r)); });
-    ASSERT_EQ(f.wait_for(15s), std::future_status::ready);
-    auto r = f.get();
+    auto r = sim_request("POST", path, body);
     ASSERT_TRUE(r.ok()) << r.error().message;
   }
 
   // Watch streams the simulator has open right now (-1 when it cannot tell).
   std::int64_t open_watches() {
-    std::promise<result<std::string>> done;
-    auto f = done.get_future();
-    client_->request("GET", "/sim/v1/stats", "", "",
-                     [&](result<std::string> r) { done.set_value(std::move(r)); });
-    if (f.wait_for(15s) != std::future_status::ready) return -1;
-    auto r = f.get();
+    auto r = sim_request("GET", "/sim/v1/stats", "");
     if (!r) return -1;
     return boost::json::parse(*r).as_object().at("watches").to_number<std::int64_t>();
   }

@@ -31,6 +31,7 @@
 #include "protocol/transport/io_runtime.hpp"
 #include "snapshot_builder.hpp"
 #include "test/sim/kube/kube_sim_process.hpp"
+#include "test/support/await_completion.hpp"
 #include "test/support/eventually.hpp"
 
 namespace kp::actors {
@@ -109,32 +110,26 @@ class StatusKubeSim : public ::testing::Test {
     return h;
   }
 
+  // The callbacks own their promise (await_completion): one that completes after the deadline
+  // must not write into a finished test's stack.
   template <class T>
   result<T> get(const std::string& ns, const std::string& name) {
-    std::promise<result<T>> done;
-    auto f = done.get_future();
-    client_->get<T>({ns, name}, [&done](result<T> r) { done.set_value(std::move(r)); });
-    if (f.wait_for(15s) != std::future_status::ready) return kp::make_error("timeout", "get");
-    return f.get();
+    return test_support::await_completion<T>(
+        [&](auto done) {
+          client_->get<T>({ns, name}, std::move(done));
+        },
+        15s);
   }
 
   template <class T>
   result<T> create(const T& object) {
-    std::promise<result<T>> done;
-    auto f = done.get_future();
-    client_->create<T>(object, [&done](result<T> r) { done.set_value(std::move(r)); });
-    if (f.wait_for(15s) != std::future_status::ready) return kp::make_error("timeout", "create");
-    return f.get();
+    return test_support::await_completion<T>(
+        [&](auto done) { client_->create<T>(object, std::move(done)); }, 15s);
   }
 
   result<kube::object_list<kube::event>> events(const std::string& ns) {
-    std::promise<result<kube::object_list<kube::event>>> done;
-    auto f = done.get_future();
-    client_->list<kube::event>(ns, {}, [&done](result<kube::object_list<kube::event>> r) {
-      done.set_value(std::move(r));
-    });
-    if (f.wait_for(15s) != std::future_status::ready) return kp::make_error("timeout", "list");
-    return f.get();
+    return test_support::await_completion<kube::object_list<kube::event>>(
+        [&](auto done) { client_->list<kube::event>(ns, {}, std::move(done)); }, 15s);
   }
 
   template <class Check>
@@ -283,22 +278,23 @@ TEST_F(StatusKubeSim, aLeaderThatFindsTheLeaseInOtherHandsStopsLeading) {
   start_elector(o, log);
   ASSERT_TRUE(log->wait_for(10s, [&] { return log->leading["replica-a"]; }));
   // Someone else overwrites the Lease (as a replica with a skewed clock might).
-  std::promise<result<kube::lease>> done;
-  auto f = done.get_future();
-  client_->update_with_retry<kube::lease>(
-      {"default", "proxmox-karpenter-leader-election"},
-      [](kube::lease& l) {
-        l.spec.holder_identity = "intruder";
-        l.spec.lease_duration_seconds = 60;
-        l.spec.renew_time = leader_election::format_micro_time(
-            std::chrono::duration_cast<std::chrono::milliseconds>(
-                std::chrono::system_clock::now().time_since_epoch())
-                .count());
-        return true;
+  auto overwritten = test_support::await_completion<kube::lease>(
+      [&](auto done) {
+        client_->update_with_retry<kube::lease>(
+            {"default", "proxmox-karpenter-leader-election"},
+            [](kube::lease& l) {
+              l.spec.holder_identity = "intruder";
+              l.spec.lease_duration_seconds = 60;
+              l.spec.renew_time = leader_election::format_micro_time(
+                  std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count());
+              return true;
+            },
+            std::move(done));
       },
-      [&done](result<kube::lease> r) { done.set_value(std::move(r)); });
-  ASSERT_EQ(f.wait_for(15s), std::future_status::ready);
-  ASSERT_TRUE(f.get().ok());
+      15s);
+  ASSERT_TRUE(overwritten.ok()) << overwritten.error().message;
   EXPECT_TRUE(log->wait_for(5s, [&] { return !log->leading["replica-a"]; }));
   auto lease = get<kube::lease>("default", "proxmox-karpenter-leader-election");
   ASSERT_TRUE(lease.ok());
