@@ -322,8 +322,10 @@ function_table make_builtins() {
   t.add("slice", {v, v}, true, slice_fn);
   t.add("print", {p::any}, true, [](args_t a) -> result<value> { return value(go_sprint(a)); });
   t.add("println", {p::any}, true, [](args_t a) -> result<value> { return value(go_sprintln(a)); });
-  t.add("printf", {p::string, p::any}, true, [](args_t a) -> result<value> {
-    return value(go_sprintf(a[0].as_string(), a.subspan(1)));
+  t.add("printf", {p::string, p::any}, true, [](args_t a, std::size_t max_bytes) -> result<value> {
+    auto out = go_sprintf(a[0].as_string(), a.subspan(1), max_bytes);
+    if (!out) return over_budget();
+    return value(std::move(*out));
   });
   t.add("eq", {v, v}, true, eq);
   t.add("ne", {v, v}, false, [](args_t a) -> result<value> {

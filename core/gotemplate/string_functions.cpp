@@ -74,13 +74,16 @@ std::string change_case(const std::string& s, bool upper) {
   return out;
 }
 
-// strings.Repeat refuses a negative count (Go panics; the template call fails).
-result<std::string> indent_text(std::int64_t spaces, const std::string& v) {
+// sprig's indent: strings.Repeat refuses a negative count (Go panics; the template call fails).
+// The padding goes before every line, so its size is known before building: spaces x lines.
+result<std::string> indent_text(std::int64_t spaces, const std::string& v, std::size_t max_bytes) {
   if (spaces < 0) return make_error("function", "strings: negative Repeat count");
-  // A bound far above any real indentation keeps a hostile width from exhausting memory.
-  if (spaces > (1 << 20)) return make_error("function", "strings: Repeat output length overflow");
+  auto lines = static_cast<std::size_t>(std::count(v.begin(), v.end(), '\n')) + 1;
+  if (!fits(max_bytes, v.size(), lines, static_cast<std::uint64_t>(spaces))) return over_budget();
   std::string pad(static_cast<std::size_t>(spaces), ' ');
-  std::string out = pad;
+  std::string out;
+  out.reserve(v.size() + lines * pad.size());
+  out += pad;
   for (char c : v) {
     out.push_back(c);
     if (c == '\n') out += pad;
@@ -140,22 +143,25 @@ value split(const std::string& s, const std::string& sep) {
 void add_string_functions(function_table& t) {
   using p = go_param;
   // indent(spaces int, v string) string
-  t.add("indent", {p::integer, p::string}, false, [](args_t a) -> result<value> {
-    auto n = int_arg(a[0]);
-    if (!n) return n.error();
-    KP_STRING_ARG(v, 1);
-    auto out = indent_text(*n, v);
-    if (!out) return out.error();
-    return value(std::move(*out));
-  });
-  t.add("nindent", {p::integer, p::string}, false, [](args_t a) -> result<value> {
-    auto n = int_arg(a[0]);
-    if (!n) return n.error();
-    KP_STRING_ARG(v, 1);
-    auto out = indent_text(*n, v);
-    if (!out) return out.error();
-    return value("\n" + *out);
-  });
+  t.add("indent", {p::integer, p::string}, false,
+        [](args_t a, std::size_t max_bytes) -> result<value> {
+          auto n = int_arg(a[0]);
+          if (!n) return n.error();
+          KP_STRING_ARG(v, 1);
+          auto out = indent_text(*n, v, max_bytes);
+          if (!out) return out.error();
+          return value(std::move(*out));
+        });
+  t.add("nindent", {p::integer, p::string}, false,
+        [](args_t a, std::size_t max_bytes) -> result<value> {
+          auto n = int_arg(a[0]);
+          if (!n) return n.error();
+          KP_STRING_ARG(v, 1);
+          if (max_bytes == 0) return over_budget();
+          auto out = indent_text(*n, v, max_bytes - 1);
+          if (!out) return out.error();
+          return value("\n" + *out);
+        });
   // quote(str ...any) string: each non-nil argument as Go's %q of its string form.
   t.add("quote", {p::any}, true, [](args_t a) -> result<value> {
     std::string out;

@@ -1,0 +1,95 @@
+// The budget on what functions return (execution_limits::max_function_bytes): legal wide results
+// render as Go's do, and a template that would build more than the budget fails at the call that
+// would cross it, before building it, naming the function.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/gotemplate/template_set.hpp"
+
+namespace kp::gotemplate {
+namespace {
+
+constexpr std::size_t small_budget = 1u << 20;
+
+// Renders text with the default limits but a function budget of `budget` bytes; the output, or
+// "ERROR: " and the message.
+std::string render_within(const std::string& text, std::size_t budget,
+                          const value& data = value()) {
+  auto t = template_set::parse("t", text);
+  if (!t) return "ERROR: " + t.error().message;
+  execution_limits limits;
+  limits.max_function_bytes = budget;
+  t->set_limits(limits);
+  auto r = t->execute(data);
+  if (!r) return "ERROR: " + r.error().message;
+  return *r;
+}
+
+std::string over_budget_message(const std::string& function, std::size_t budget) {
+  return "error calling " + function + ": function results would exceed the template's budget of " +
+         std::to_string(budget) + " bytes";
+}
+
+// A map of `n` entries, as the cloud-init data a template ranges or prints.
+value map_of(int n) {
+  value m = value::map();
+  for (int i = 0; i < n; ++i) m.set("key" + std::to_string(i), value("v"));
+  return m;
+}
+
+TEST(GotemplateFunctionBudget, AWidePrintfWithinTheBudgetRendersAsGoDoes) {
+  // fmt takes widths up to about ten million; a 9,999,999-wide number is legal Go.
+  EXPECT_EQ(render_within("{{ printf \"%9999999d\" 1 | len }}", 64u << 20), "9999999");
+  EXPECT_EQ(render_within("{{ printf \"%08.3f|%-6s|%x\" 3.14159 \"ab\" 255 }}", small_budget),
+            "0003.142|ab    |ff");
+  EXPECT_EQ(render_within("{{ printf \"%.5d\" 7 }}", small_budget), "00007");
+}
+
+TEST(GotemplateFunctionBudget, APrintfWiderThanTheBudgetFailsNamingPrintf) {
+  for (const char* text : {"{{ printf \"%2000000d\" 1 }}", "{{ printf \"%.2000000d\" 1 }}",
+                           "{{ printf \"%.2000000f\" 1.5 }}", "{{ printf \"%2000000s\" \"a\" }}",
+                           "{{ printf \"%*d\" 1000000 1 | printf \"%s%s\" . }}"}) {
+    std::string out = render_within(text, small_budget);
+    EXPECT_NE(out.find(over_budget_message("printf", small_budget)), std::string::npos)
+        << text << " -> " << out.substr(0, 200);
+  }
+}
+
+TEST(GotemplateFunctionBudget, AWidthRepeatedOverEveryValueOfAMapFailsAtThePrintf) {
+  // The fuzzer's input: each of the map's values padded to six million characters, then quoted.
+  std::string out = render_within("{{ printf \"m%6086200d\" . | quote }}", 16u << 20, map_of(40));
+  EXPECT_NE(out.find(over_budget_message("printf", 16u << 20)), std::string::npos) << out;
+  EXPECT_NE(out.find("t:1:3: executing \"t\" at <printf>"), std::string::npos) << out;
+}
+
+TEST(GotemplateFunctionBudget, ResultsThatNeverReachTheOutputStillCountAcrossALoop) {
+  // Each step's ten megabytes are dropped by len, so the output limit never sees them.
+  std::string out =
+      render_within("{{ range 1000000 }}{{ printf \"%9999999d\" 1 | len }}{{ end }}", 64u << 20);
+  EXPECT_NE(out.find(over_budget_message("printf", 64u << 20)), std::string::npos) << out;
+  EXPECT_EQ(
+      render_within("{{ range 200 }}{{ printf \"%999d\" 1 | len }}{{ end }}", 100'000).substr(0, 6),
+      "ERROR:");
+  EXPECT_EQ(render_within("{{ range 3 }}{{ printf \"%999d\" 1 | len }}{{ end }}", 100'000),
+            "999999999");
+}
+
+TEST(GotemplateFunctionBudget, IndentBeyondTheOldFixedCapWorksAsGoWhileItFits) {
+  EXPECT_EQ(render_within("{{ indent 2000000 \"x\" | len }}", 64u << 20), "2000001");
+  EXPECT_EQ(render_within("{{ \"a\\nb\" | indent 2 }}", small_budget), "  a\n  b");
+  EXPECT_EQ(render_within("{{ \"a\\nb\" | nindent 2 }}", small_budget), "\n  a\n  b");
+  EXPECT_EQ(render_within("{{ indent -1 \"x\" }}", small_budget).substr(0, 6), "ERROR:");
+}
+
+TEST(GotemplateFunctionBudget, IndentTimesLinesOverTheBudgetFailsNamingTheFunction) {
+  // 600,000 lines, each indented by 2 MB-wide padding: a terabyte, refused before building.
+  std::string lines = "{{ $s := printf \"%600000s\" \"\" | replace \" \" \"\\n\" }}";
+  for (const char* fn : {"indent", "nindent"}) {
+    std::string out = render_within(lines + "{{ " + fn + " 2000000 $s | len }}", 64u << 20);
+    EXPECT_NE(out.find(over_budget_message(fn, 64u << 20)), std::string::npos) << out;
+  }
+}
+
+}  // namespace
+}  // namespace kp::gotemplate
