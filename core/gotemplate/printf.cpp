@@ -626,22 +626,25 @@ std::string go_sprintf(std::string_view f, std::span<const value> args) {
   return sprintf_within(f, args, std::numeric_limits<std::size_t>::max());
 }
 
-std::string go_sprint(std::span<const value> args) {
+std::optional<std::string> go_sprint(std::span<const value> args, std::size_t max_bytes) {
   std::string out;
   for (std::size_t k = 0; k < args.size(); ++k) {
     if (k > 0 && !args[k].is_string() && !args[k - 1].is_string()) out.push_back(' ');
     out += format_go_value(args[k]);
+    if (out.size() > max_bytes) return std::nullopt;  // one operand can be repeated many times
   }
   return out;
 }
 
-std::string go_sprintln(std::span<const value> args) {
+std::optional<std::string> go_sprintln(std::span<const value> args, std::size_t max_bytes) {
   std::string out;
   for (std::size_t k = 0; k < args.size(); ++k) {
     if (k > 0) out.push_back(' ');
     out += format_go_value(args[k]);
+    if (out.size() >= max_bytes) return std::nullopt;
   }
-  return out + "\n";
+  out.push_back('\n');
+  return out;
 }
 
 }  // namespace kp::gotemplate

@@ -17,9 +17,10 @@ std::optional<std::string> go_sprintf(std::string_view format, std::span<const v
                                       std::size_t max_bytes);
 // For messages whose size the caller knows to be small.
 std::string go_sprintf(std::string_view format, std::span<const value> args);
-// Spaces between operands when neither is a string.
-std::string go_sprint(std::span<const value> args);
-// Spaces between all operands and a final newline.
-std::string go_sprintln(std::span<const value> args);
+// fmt.Sprint: spaces between operands when neither is a string. nullopt once the result would
+// exceed max_bytes, as below: a template can pass one large operand any number of times.
+std::optional<std::string> go_sprint(std::span<const value> args, std::size_t max_bytes);
+// fmt.Sprintln: spaces between all operands and a final newline.
+std::optional<std::string> go_sprintln(std::span<const value> args, std::size_t max_bytes);
 
 }  // namespace kp::gotemplate

@@ -45,17 +45,20 @@ void add_regex_functions(function_table& t) {
           return value(groups[static_cast<std::size_t>(*n)]);
         });
   // regexReplaceAll(regex, s, repl string) (string, error): Go's ReplaceAllString.
-  t.add("regexReplaceAll", {p::string, p::string, p::string}, false, [](args_t a) -> result<value> {
-    auto re = string_arg(a[0]);
-    if (!re) return re.error();
-    auto s = string_arg(a[1]);
-    if (!s) return s.error();
-    auto repl = string_arg(a[2]);
-    if (!repl) return repl.error();
-    auto rx = go_regexp::compile(*re);
-    if (!rx) return rx.error();
-    return value(rx->replace_all(*s, *repl));
-  });
+  t.add("regexReplaceAll", {p::string, p::string, p::string}, false,
+        [](args_t a, std::size_t max_bytes) -> result<value> {
+          auto re = string_arg(a[0]);
+          if (!re) return re.error();
+          auto s = string_arg(a[1]);
+          if (!s) return s.error();
+          auto repl = string_arg(a[2]);
+          if (!repl) return repl.error();
+          auto rx = go_regexp::compile(*re);
+          if (!rx) return rx.error();
+          auto out = rx->replace_all(*s, *repl, max_bytes);
+          if (!out) return over_budget();
+          return value(std::move(*out));
+        });
 }
 
 }  // namespace kp::gotemplate

@@ -91,5 +91,63 @@ TEST(GotemplateFunctionBudget, IndentTimesLinesOverTheBudgetFailsNamingTheFuncti
   }
 }
 
+TEST(GotemplateFunctionBudget, EveryFunctionThatCanOutgrowItsArgumentsStopsAtTheBudget) {
+  // $s is 100 KB, a tenth of the budget; each call below would build more than a megabyte.
+  const std::string s = "{{ $s := printf \"%100000s\" \"\" }}";
+  const std::string eleven = " $s $s $s $s $s $s $s $s $s $s $s";
+  const std::string invalid_bytes =
+      "{{ $b := printf \"%100000s\" \"\" | replace \" \" (b64dec \"gICAgA==\") }}";
+  struct call {
+    const char* function;
+    std::string text;
+  };
+  const call calls[] = {
+      {"join", s + "{{ join (split \"a,b,c,d,e,f,g,h,i,j,k,l\" \",\") $s }}"},
+      {"replace", s + "{{ replace \" \" $s $s }}"},
+      {"regexReplaceAll", s + "{{ regexReplaceAll \" \" $s $s }}"},
+      {"regexReplaceAll", s + "{{ regexReplaceAll \"(.*)\" $s \"$1$1$1$1$1$1$1$1$1$1$1\" }}"},
+      {"split", s + "{{ split $s \"\" }}"},
+      {"quote", s + "{{ quote" + eleven + " }}"},
+      {"print", s + "{{ print" + eleven + " }}"},
+      {"println", s + "{{ println" + eleven + " }}"},
+      {"html", s + "{{ html" + eleven + " }}"},
+      {"js", s + "{{ js" + eleven + " }}"},
+      {"urlquery", s + "{{ urlquery" + eleven + " }}"},
+      {"upper", invalid_bytes + "{{ $b | upper }}{{ $b | upper }}"},  // each byte becomes three
+      {"lower", invalid_bytes + "{{ $b | lower }}{{ $b | lower }}"},
+      {"b64enc", "{{ printf \"%800000s\" \"\" | b64enc }}"},
+      {"toJson", "{{ $s := printf \"%600000s\" \"\" }}{{ toJson $s }}"},
+      {"toYaml", "{{ $s := printf \"%600000s\" \"\" }}{{ toYaml $s }}"},
+      {"printf", s + "{{ printf \"%s%s%s%s%s%s%s%s%s%s%s\"" + eleven + " }}"},
+  };
+  for (const auto& c : calls) {
+    std::string out = render_within(c.text, small_budget);
+    EXPECT_NE(out.find(over_budget_message(c.function, small_budget)), std::string::npos)
+        << c.text << " -> " << out.substr(0, 300);
+  }
+}
+
+TEST(GotemplateFunctionBudget, TheSameFunctionsWithinTheBudgetGiveGosResults) {
+  const std::string s = "{{ $s := printf \"%3s\" \"\" }}";
+  EXPECT_EQ(render_within(s + "{{ join (split \"a,b,c\" \",\") $s }}", small_budget), "a   b   c");
+  EXPECT_EQ(render_within(s + "{{ replace \" \" \"-\" $s }}", small_budget), "---");
+  EXPECT_EQ(render_within("{{ regexReplaceAll \"(b+)\" \"abbc\" \"$1$1\" }}", small_budget),
+            "abbbbc");
+  EXPECT_EQ(
+      render_within("{{ quote \"a\" 1 }} {{ print \"a\" 1 2 }} {{ html \"<\" }}", small_budget),
+      "\"a\" \"1\" a1 2 &lt;");
+  EXPECT_EQ(render_within("{{ \"abc\" | upper | b64enc }} {{ toJson \"x\" }}", small_budget),
+            "QUJD \"x\"");
+}
+
+TEST(GotemplateFunctionBudget, ReadingALargeVariableManyTimesCopiesNoBytes) {
+  // A 10 MB variable read a hundred thousand times: values share their strings, so this is
+  // steps, not a terabyte of copies, and only the printf counts against the budget.
+  EXPECT_EQ(render_within("{{ $s := printf \"%9999999d\" 1 }}{{ range 100000 }}{{ if $s }}{{ end }}"
+                          "{{ $t := $s }}{{ end }}{{ len $s }}",
+                          16u << 20),
+            "9999999");
+}
+
 }  // namespace
 }  // namespace kp::gotemplate
