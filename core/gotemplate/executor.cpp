@@ -439,6 +439,13 @@ class executor {
     args.reserve(n);
     for (std::size_t i = 0; i < arg_nodes.size(); ++i) args.push_back(arg(i));
     if (final) args.push_back(final_arg());
+    for (const auto& a : args) function_input_bytes_ += budget_bytes(a);
+    if (function_input_bytes_ > limits_.max_function_input_bytes) {
+      fail(fn.pos, fn.source,
+           "error calling " + fn.name +
+               ": function arguments would exceed the template's budget of " +
+               std::to_string(limits_.max_function_input_bytes) + " bytes read");
+    }
     result<value> r = value();
     try {
       r = def->impl(args, limits_.max_function_bytes - function_bytes_);
@@ -446,7 +453,7 @@ class executor {
       r = make_error("function", e.what());  // no exception leaves the engine
     }
     if (r) {
-      function_bytes_ += result_bytes(*r);
+      function_bytes_ += budget_bytes(*r);
       if (function_bytes_ > limits_.max_function_bytes) r = over_budget();
     }
     if (!r) {
@@ -498,6 +505,7 @@ class executor {
   std::string_view at_;
   std::uint64_t steps_ = 0;
   std::size_t function_bytes_ = 0;  // never above limits_.max_function_bytes
+  std::size_t function_input_bytes_ = 0;
 };
 
 }  // namespace

@@ -25,6 +25,11 @@ struct execution_limits {
   // worst hostile render it allows (a width repeated over nested data) took 0.8 s here, where
   // four times the output limit took 3 s: copies and page faults of strings that large.
   std::size_t max_function_bytes = 64u << 20;
+  // Bytes of the strings and lists given to functions, counted over the whole render: eq,
+  // contains or regexFind read their arguments whole, so a 10 MB string compared in a loop of
+  // the 50M steps would take hours though it builds nothing. Reading is cheaper than building:
+  // a gigabyte is a fraction of a second, and a million times what a real template reads.
+  std::size_t max_function_input_bytes = 1u << 30;
 };
 
 using template_trees = std::map<std::string, template_tree, std::less<>>;

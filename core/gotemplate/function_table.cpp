@@ -96,11 +96,11 @@ bool fits(std::size_t max_bytes, std::size_t base, std::uint64_t count, std::uin
   return each == 0 || count <= (max_bytes - base) / each;
 }
 
-std::size_t result_bytes(const value& v) {
+std::size_t budget_bytes(const value& v) {
   if (v.is_string()) return v.as_string().size();
   if (!v.is_list()) return 0;
   std::size_t bytes = 0;
-  for (const auto& e : v.as_list()) bytes += sizeof(value) + result_bytes(e);
+  for (const auto& e : v.as_list()) bytes += sizeof(value) + budget_bytes(e);
   return bytes;
 }
 

@@ -87,10 +87,10 @@ inline constexpr std::string_view over_budget_code = "over_budget";
 kp::error over_budget();
 // Whether base + count * each bytes fit in max_bytes (without overflowing on the way).
 bool fits(std::size_t max_bytes, std::size_t base, std::uint64_t count, std::uint64_t each);
-// What a value returned by a function costs the budget: a string's bytes; a list's elements,
-// each a value plus its string bytes. A map is never built by a function (only passed on,
-// shared), so it costs nothing.
-std::size_t result_bytes(const value& v);
+// What a value given to or returned by a function counts against the budgets: a string's
+// bytes; a list's elements, each a value plus its string bytes. A map is never built by a
+// function (only passed on, shared) nor scanned whole by one, so it counts nothing.
+std::size_t budget_bytes(const value& v);
 
 // Argument helpers with Go's messages ("wrong type for value; expected string; got int").
 result<std::string> string_arg(const value& v);

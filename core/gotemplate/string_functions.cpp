@@ -127,7 +127,7 @@ std::optional<std::string> replace_all(const std::string& s, const std::string& 
   return out;
 }
 
-// strings.Split: a []string. Each part costs a value as well as its bytes (result_bytes), so
+// strings.Split: a []string. Each part costs a value as well as its bytes (budget_bytes), so
 // splitting a long string at every character is refused once that exceeds max_bytes.
 result<value> split(const std::string& s, const std::string& sep, std::size_t max_bytes) {
   std::vector<std::string> parts;

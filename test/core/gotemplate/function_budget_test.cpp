@@ -3,7 +3,9 @@
 // would cross it, before building it, naming the function.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
+#include <vector>
 
 #include "core/gotemplate/template_set.hpp"
 
@@ -147,6 +149,53 @@ TEST(GotemplateFunctionBudget, ReadingALargeVariableManyTimesCopiesNoBytes) {
                           "{{ $t := $s }}{{ end }}{{ len $s }}",
                           16u << 20),
             "9999999");
+}
+
+TEST(GotemplateFunctionBudget, ComparingOrSearchingALargeStringInALoopStopsAtTheReadBudget) {
+  // eq and contains build nothing, but each call reads ten megabytes; a million of them would
+  // take hours.
+  for (const char* fn : {"eq", "contains", "regexFind"}) {
+    std::string text = std::string("{{ $s := printf \"%9999999d\" 1 }}{{ range 1000000 }}{{ if ") +
+                       fn + " \"x\" $s }}{{ end }}{{ end }}";
+    auto t = template_set::parse("t", text);
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    execution_limits limits;
+    limits.max_function_input_bytes = 100u << 20;
+    t->set_limits(limits);
+    auto r = t->execute(value());
+    ASSERT_FALSE(r.ok()) << fn;
+    EXPECT_NE(r.error().message.find(std::string("error calling ") + fn +
+                                     ": function arguments would exceed the template's budget "
+                                     "of 104857600 bytes read"),
+              std::string::npos)
+        << r.error().message;
+  }
+  EXPECT_EQ(render_within("{{ $s := \"abc\" }}{{ range 1000 }}{{ if eq $s \"abc\" }}x{{ end }}"
+                          "{{ end }}",
+                          small_budget)
+                .size(),
+            1000u);
+}
+
+TEST(GotemplateFunctionBudget, PrecisionsBeyondADoublesDigitsPrintCsZerosWithoutComputingThem) {
+  // Only zeros follow a double's 767 significant digits (1074 decimals); they are written, not
+  // computed, so "%.9999999g" of 1.5 is cheap. The results match C's full computation.
+  struct float_case {
+    const char* format;
+    double d;
+  };
+  for (auto [format, d] :
+       {float_case{"%.2000f", 1e-300}, float_case{"%.2000f", 4.9e-324}, float_case{"%.1500e", 0.1},
+        float_case{"%.1500E", 1e300}, float_case{"%.1500g", 4.9e-324}, float_case{"%.1500g", 1.5},
+        float_case{"%#.1500g", 0.1}, float_case{"%.1500G", 1e-10}}) {
+    std::vector<char> c(4096);
+    std::snprintf(c.data(), c.size(), format, d);
+    value args[] = {value(format), value(d)};
+    std::string text = "{{ printf (index . 0) (index . 1) }}";
+    EXPECT_EQ(render_within(text, small_budget, value(value::list_data(args, args + 2))),
+              std::string(c.data()))
+        << format;
+  }
 }
 
 }  // namespace
