@@ -37,19 +37,17 @@ constexpr hostile_case cases[] = {
 };
 
 kp::gotemplate::value cloud_init_data() {
-  kp::cloudinit::cloud_init_inputs in;
-  in.region = "bench";
-  in.zone = "pve-bench";
-  in.hostname = "bench-node";
-  in.instance_id = "4242";
-  in.instance_type = "c1.4VCPU-8GB";
-  in.provider_id = "proxmox://bench/4242";
-  in.tags = {"bench"};
-  in.cpus = 4;
-  in.memory_bytes = std::int64_t{8} << 30;
-  in.node_labels = {{"bench", "yes"}, {"tier", "hostile"}};
-  in.values = {{"a", "1"}, {"b", "2"}};
-  return kp::cloudinit::user_data_values(in);
+  return kp::cloudinit::user_data_values({.hostname = "bench-node",
+                                          .instance_id = "4242",
+                                          .instance_type = "c1.4VCPU-8GB",
+                                          .provider_id = "proxmox://bench/4242",
+                                          .region = "bench",
+                                          .zone = "pve-bench",
+                                          .tags = {"bench"},
+                                          .cpus = 4,
+                                          .memory_bytes = std::int64_t{8} << 30,
+                                          .node_labels = {{"bench", "yes"}, {"tier", "hostile"}},
+                                          .values = {{"a", "1"}, {"b", "2"}}});
 }
 
 double cpu_seconds(const rusage& u) {
