@@ -22,8 +22,8 @@ struct execution_limits {
   // they reach the output: a printf width, an indent or a join builds megabytes from a few bytes
   // of template, and a pipeline or a loop can drop them before the output limit sees any. Real
   // user-data is kilobytes, so a real template's functions return a thousandth of this; the
-  // worst hostile render it allows (a width repeated over nested data) took 0.8 s here, where
-  // four times the output limit took 3 s: copies and page faults of strings that large.
+  // worst hostile render it allows (a width repeated over the data) takes 0.7 s and 118 MiB,
+  // where four times the output limit took 1.6 s and 205 MiB (bench/template/README.md).
   std::size_t max_function_bytes = 64u << 20;
   // Bytes of the strings and lists given to functions, counted over the whole render: eq,
   // contains or regexFind read their arguments whole, so a 10 MB string compared in a loop of
