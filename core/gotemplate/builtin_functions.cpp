@@ -136,11 +136,10 @@ result<value> index_one(const value& item, const value& key) {
 }
 
 result<value> index_fn(args_t a) {
-  value item = a[0];
+  result<value> item = a[0];
   for (const auto& k : a.subspan(1)) {
-    auto next = index_one(item, k);
-    if (!next) return next;
-    item = std::move(*next);
+    item = index_one(*item, k);  // a copy of the element, never a reference into item
+    if (!item) break;
   }
   return item;
 }
@@ -183,20 +182,27 @@ result<value> len_fn(args_t a) {
   return fail("len of type " + v.type_name());
 }
 
-// The text the escaping functions work on: one string argument as is, anything else as print.
-std::string escaper_input(args_t a) {
-  if (a.size() == 1 && a[0].is_string()) return a[0].as_string();
+// The text the escaping functions work on: one string argument as is, anything else as print;
+// nullopt when it alone would exceed max_bytes (escaping never shortens).
+std::optional<std::string> escaper_input(args_t a, std::size_t max_bytes) {
+  if (a.size() == 1 && a[0].is_string()) {
+    if (a[0].as_string().size() > max_bytes) return std::nullopt;
+    return a[0].as_string();
+  }
   // Go's evalArgs turns a nil argument into "<no value>" before printing.
   std::vector<value> printable(a.begin(), a.end());
   for (auto& x : printable) {
     if (x.is_null()) x = value("<no value>");
   }
-  return go_sprint(printable);
+  return go_sprint(printable, max_bytes);
 }
 
-result<value> html_fn(args_t a) {
+result<value> html_fn(args_t a, std::size_t max_bytes) {
+  auto in = escaper_input(a, max_bytes);
+  if (!in) return over_budget();
   std::string out;
-  for (char c : escaper_input(a)) {
+  for (char c : *in) {
+    if (out.size() > max_bytes) return over_budget();
     switch (c) {
       case '<':
         out += "&lt;";
@@ -220,15 +226,18 @@ result<value> html_fn(args_t a) {
         out.push_back(c);
     }
   }
-  return value(out);
+  return value(std::move(out));
 }
 
 // template.JSEscapeString: quotes, <, >, &, = and control characters escaped, and any other
 // character that is not printable as \uXXXX.
-result<value> js_fn(args_t a) {
-  std::string in = escaper_input(a);
+result<value> js_fn(args_t a, std::size_t max_bytes) {
+  auto text = escaper_input(a, max_bytes);
+  if (!text) return over_budget();
+  const std::string& in = *text;
   std::string out;
   for (std::size_t i = 0; i < in.size();) {
+    if (out.size() > max_bytes) return over_budget();
     char c = in[i];
     auto u = static_cast<unsigned char>(c);
     if (u < 0x80) {
@@ -278,13 +287,16 @@ result<value> js_fn(args_t a) {
     }
     i += n;
   }
-  return value(out);
+  return value(std::move(out));
 }
 
-result<value> urlquery_fn(args_t a) {
+result<value> urlquery_fn(args_t a, std::size_t max_bytes) {
   static const char* hex = "0123456789ABCDEF";
+  auto in = escaper_input(a, max_bytes);
+  if (!in) return over_budget();
   std::string out;
-  for (char c : escaper_input(a)) {
+  for (char c : *in) {
+    if (out.size() > max_bytes) return over_budget();
     auto u = static_cast<unsigned char>(c);
     if (std::isalnum(u) || c == '-' || c == '_' || c == '.' || c == '~') {
       out.push_back(c);
@@ -296,7 +308,7 @@ result<value> urlquery_fn(args_t a) {
       out.push_back(hex[u & 0xF]);
     }
   }
-  return value(out);
+  return value(std::move(out));
 }
 
 function_table make_builtins() {
@@ -320,10 +332,20 @@ function_table make_builtins() {
   t.add("len", {v}, false, len_fn);
   t.add("index", {v, v}, true, index_fn);
   t.add("slice", {v, v}, true, slice_fn);
-  t.add("print", {p::any}, true, [](args_t a) -> result<value> { return value(go_sprint(a)); });
-  t.add("println", {p::any}, true, [](args_t a) -> result<value> { return value(go_sprintln(a)); });
-  t.add("printf", {p::string, p::any}, true, [](args_t a) -> result<value> {
-    return value(go_sprintf(a[0].as_string(), a.subspan(1)));
+  t.add("print", {p::any}, true, [](args_t a, std::size_t max_bytes) -> result<value> {
+    auto out = go_sprint(a, max_bytes);
+    if (!out) return over_budget();
+    return value(std::move(*out));
+  });
+  t.add("println", {p::any}, true, [](args_t a, std::size_t max_bytes) -> result<value> {
+    auto out = go_sprintln(a, max_bytes);
+    if (!out) return over_budget();
+    return value(std::move(*out));
+  });
+  t.add("printf", {p::string, p::any}, true, [](args_t a, std::size_t max_bytes) -> result<value> {
+    auto out = go_sprintf(a[0].as_string(), a.subspan(1), max_bytes);
+    if (!out) return over_budget();
+    return value(std::move(*out));
   });
   t.add("eq", {v, v}, true, eq);
   t.add("ne", {v, v}, false, [](args_t a) -> result<value> {

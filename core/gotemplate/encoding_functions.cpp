@@ -62,23 +62,32 @@ std::string without_final_newline(std::string s) {
   return s;
 }
 
+// An encoder of any value. Its output is at most a few times its input (escapes, indentation of
+// a multi-line string), so the executor's count of the result bounds it; a string longer than
+// max_bytes is refused before encoding, since encoding never shortens one.
+bounded_function_impl encoder(std::string (*encode)(const value&)) {
+  return [encode](args_t a, std::size_t max_bytes) -> result<value> {
+    if (a[0].is_string() && a[0].as_string().size() > max_bytes) return over_budget();
+    return value(encode(a[0]));
+  };
+}
+
 }  // namespace
 
 void add_encoding_functions(function_table& t) {
   using p = go_param;
-  t.add("toJson", {p::any}, false, [](args_t a) -> result<value> { return value(to_json(a[0])); });
-  t.add("toPrettyJson", {p::any}, false,
-        [](args_t a) -> result<value> { return value(to_pretty_json(a[0])); });
+  t.add("toJson", {p::any}, false, encoder([](const value& v) { return to_json(v); }));
+  t.add("toPrettyJson", {p::any}, false, encoder([](const value& v) { return to_pretty_json(v); }));
   // yaml.v3's encoder: 4 spaces by default, 2 for the pretty form; the final newline dropped.
-  t.add("toYaml", {p::any}, false, [](args_t a) -> result<value> {
-    return value(without_final_newline(to_yaml(a[0], {.indent = 4})));
-  });
-  t.add("toYamlPretty", {p::any}, false, [](args_t a) -> result<value> {
-    return value(without_final_newline(to_yaml(a[0], {.indent = 2})));
-  });
-  t.add("b64enc", {p::string}, false, [](args_t a) -> result<value> {
+  t.add("toYaml", {p::any}, false,
+        encoder([](const value& v) { return without_final_newline(to_yaml(v, {.indent = 4})); }));
+  t.add("toYamlPretty", {p::any}, false,
+        encoder([](const value& v) { return without_final_newline(to_yaml(v, {.indent = 2})); }));
+  // Four bytes for every three, known before encoding.
+  t.add("b64enc", {p::string}, false, [](args_t a, std::size_t max_bytes) -> result<value> {
     auto s = string_arg(a[0]);
     if (!s) return s.error();
+    if (!fits(max_bytes, 0, (s->size() + 2) / 3, 4)) return over_budget();
     return value(text::base64_encode(*s));
   });
   t.add("b64dec", {p::string}, false, [](args_t a) -> result<value> {

@@ -439,14 +439,31 @@ class executor {
     args.reserve(n);
     for (std::size_t i = 0; i < arg_nodes.size(); ++i) args.push_back(arg(i));
     if (final) args.push_back(final_arg());
+    for (const auto& a : args) function_input_bytes_ += budget_bytes(a);
+    if (function_input_bytes_ > limits_.max_function_input_bytes) {
+      fail(fn.pos, fn.source,
+           "error calling " + fn.name +
+               ": function arguments would exceed the template's budget of " +
+               std::to_string(limits_.max_function_input_bytes) + " bytes read");
+    }
     result<value> r = value();
     try {
-      r = def->impl(args);
+      r = def->impl(args, limits_.max_function_bytes - function_bytes_);
     } catch (const std::exception& e) {
       r = make_error("function", e.what());  // no exception leaves the engine
     }
+    if (r) {
+      function_bytes_ += budget_bytes(*r);
+      if (function_bytes_ > limits_.max_function_bytes) r = over_budget();
+    }
     if (!r) {
       if (r.error().code == wrong_type_code) fail(fn.pos, fn.source, r.error().message);
+      if (r.error().code == over_budget_code) {
+        fail(fn.pos, fn.source,
+             "error calling " + fn.name +
+                 ": function results would exceed the template's budget of " +
+                 std::to_string(limits_.max_function_bytes) + " bytes");
+      }
       fail(fn.pos, fn.source, "error calling " + fn.name + ": " + r.error().message);
     }
     return std::move(*r);
@@ -487,6 +504,8 @@ class executor {
   std::size_t at_pos_ = 0;
   std::string_view at_;
   std::uint64_t steps_ = 0;
+  std::size_t function_bytes_ = 0;  // never above limits_.max_function_bytes
+  std::size_t function_input_bytes_ = 0;
 };
 
 }  // namespace

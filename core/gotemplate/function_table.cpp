@@ -4,14 +4,29 @@
 
 namespace kp::gotemplate {
 
+namespace {
+
+// A function that builds no more than its arguments' size (or a small multiple): the executor's
+// count of what it returned is bound enough.
+bounded_function_impl unbounded(function_impl impl) {
+  return [impl = std::move(impl)](std::span<const value> args, std::size_t) { return impl(args); };
+}
+
+}  // namespace
+
 function_table& function_table::add(std::string name, int min_args, int max_args,
                                     function_impl impl) {
-  functions_[std::move(name)] = function_def{min_args, max_args, std::move(impl)};
+  functions_[std::move(name)] = function_def{min_args, max_args, unbounded(std::move(impl))};
   return *this;
 }
 
 function_table& function_table::add(std::string name, std::vector<go_param> params, bool variadic,
                                     function_impl impl) {
+  return add(std::move(name), std::move(params), variadic, unbounded(std::move(impl)));
+}
+
+function_table& function_table::add(std::string name, std::vector<go_param> params, bool variadic,
+                                    bounded_function_impl impl) {
   auto fixed = static_cast<int>(params.size()) - (variadic ? 1 : 0);
   function_def def{fixed, variadic ? -1 : fixed, std::move(impl), std::move(params), variadic};
   functions_[std::move(name)] = std::move(def);
@@ -70,6 +85,23 @@ kp::error wrong_type(std::string_view expected, const value& got) {
   return make_error(
       std::string(wrong_type_code),
       "wrong type for value; expected " + std::string(expected) + "; got " + got.type_name());
+}
+
+kp::error over_budget() {
+  return make_error(std::string(over_budget_code), "result over the template's budget");
+}
+
+bool fits(std::size_t max_bytes, std::size_t base, std::uint64_t count, std::uint64_t each) {
+  if (base > max_bytes) return false;
+  return each == 0 || count <= (max_bytes - base) / each;
+}
+
+std::size_t budget_bytes(const value& v) {
+  if (v.is_string()) return v.as_string().size();
+  if (!v.is_list()) return 0;
+  std::size_t bytes = 0;
+  for (const auto& e : v.as_list()) bytes += sizeof(value) + budget_bytes(e);
+  return bytes;
 }
 
 result<std::string> string_arg(const value& v) {

@@ -2,6 +2,8 @@
 // The functions a template may call, by name, with their arity. A function gets its evaluated
 // arguments and returns a value or an error; the executor adds Go's wording around the error
 // ("error calling NAME: ...", or the bare message for an argument of the wrong type).
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <span>
@@ -15,6 +17,12 @@
 namespace kp::gotemplate {
 
 using function_impl = std::function<result<value>(std::span<const value> args)>;
+// A function whose result can be far larger than its arguments (printf's widths, indent, join,
+// replace...) also gets the bytes the call may still produce: what is left of the template's
+// budget on function results (execution_limits::max_function_bytes). It checks that bound before
+// building and returns over_budget() when the result would not fit.
+using bounded_function_impl =
+    std::function<result<value>(std::span<const value> args, std::size_t max_bytes)>;
 
 // A Go parameter type, which decides how the executor converts and checks an argument as Go's
 // evalArg/validateType do: constants are converted ("expected integer; found 2.5"), a missing
@@ -35,7 +43,7 @@ enum class go_param {
 struct function_def {
   int min_args = 0;
   int max_args = 0;  // -1: variadic
-  function_impl impl;
+  bounded_function_impl impl;
   // The Go signature; when variadic, the last entry is the type of the variadic elements.
   // Empty: arguments are passed as evaluated, unchecked.
   std::vector<go_param> params;
@@ -50,6 +58,9 @@ class function_table {
   // func(params[0..n-2], ...params[n-1]).
   function_table& add(std::string name, std::vector<go_param> params, bool variadic,
                       function_impl impl);
+  // The same for a function that bounds what it builds (see bounded_function_impl).
+  function_table& add(std::string name, std::vector<go_param> params, bool variadic,
+                      bounded_function_impl impl);
   const function_def* find(std::string_view name) const;
   bool contains(std::string_view name) const { return find(name) != nullptr; }
   // Adds every function of other, replacing those with the same name.
@@ -70,6 +81,16 @@ const function_table& provider_functions();
 // Error code of an argument of the wrong type: the executor reports the message without the
 // "error calling" prefix, as Go does.
 inline constexpr std::string_view wrong_type_code = "wrong_type";
+// Error code of a result that would not fit in max_bytes: the executor names the function and
+// the template's budget.
+inline constexpr std::string_view over_budget_code = "over_budget";
+kp::error over_budget();
+// Whether base + count * each bytes fit in max_bytes (without overflowing on the way).
+bool fits(std::size_t max_bytes, std::size_t base, std::uint64_t count, std::uint64_t each);
+// What a value given to or returned by a function counts against the budgets: a string's
+// bytes; a list's elements, each a value plus its string bytes. A map is never built by a
+// function (only passed on, shared) nor scanned whole by one, so it counts nothing.
+std::size_t budget_bytes(const value& v);
 
 // Argument helpers with Go's messages ("wrong type for value; expected string; got int").
 result<std::string> string_arg(const value& v);

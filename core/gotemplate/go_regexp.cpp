@@ -165,9 +165,11 @@ std::vector<std::string> go_regexp::find_submatch(std::string_view s) const {
   return out;
 }
 
-void go_regexp::expand(std::string& out, std::string_view repl,
-                       const std::vector<std::string_view>& groups) const {
+bool go_regexp::expand(std::string& out, std::string_view repl,
+                       const std::vector<std::string_view>& groups, std::size_t max_bytes) const {
   while (!repl.empty()) {
+    // Each step adds at most a piece of repl and one group: both already exist.
+    if (out.size() > max_bytes) return false;
     auto dollar = repl.find('$');
     if (dollar == std::string_view::npos) break;
     out.append(repl.substr(0, dollar));
@@ -218,9 +220,11 @@ void go_regexp::expand(std::string& out, std::string_view repl,
     }
   }
   out.append(repl);
+  return out.size() <= max_bytes;
 }
 
-std::string go_regexp::replace_all(std::string_view original, std::string_view repl) const {
+std::optional<std::string> go_regexp::replace_all(std::string_view original, std::string_view repl,
+                                                  std::size_t max_bytes) const {
   go_text text(original);
   std::string_view s = text.scanned();
   auto n = static_cast<std::size_t>(re_->NumberOfCapturingGroups()) + 1;
@@ -244,7 +248,7 @@ std::string go_regexp::replace_all(std::string_view original, std::string_view r
     // No replacement for an empty match right after the previous match (Go's rule).
     if (end > last_end || start == 0) {
       for (std::size_t k = 0; k < n; ++k) groups[k] = text.original(m[k]);
-      expand(out, repl, groups);
+      if (!expand(out, repl, groups, max_bytes)) return std::nullopt;
     }
     last_end = end;
     // Advance by at least one character (one byte at the end).
@@ -262,6 +266,7 @@ std::string go_regexp::replace_all(std::string_view original, std::string_view r
     }
   }
   copy_between(last_end, s.size());
+  if (out.size() > max_bytes) return std::nullopt;
   return out;
 }
 

@@ -5,6 +5,7 @@
 // (empty matches, $1/${name} expansion).
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,13 +28,16 @@ class go_regexp {
   // FindStringSubmatch: the match and its groups ("" for a group that did not take part);
   // empty when there is no match.
   std::vector<std::string> find_submatch(std::string_view s) const;
-  // ReplaceAllString: every match replaced by repl with $1, ${1}, $name, ${name} and $$ expanded.
-  std::string replace_all(std::string_view s, std::string_view repl) const;
+  // ReplaceAllString: every match replaced by repl with $1, ${1}, $name, ${name} and $$ expanded;
+  // nullopt once the result exceeds max_bytes (each match may copy the whole text again).
+  std::optional<std::string> replace_all(std::string_view s, std::string_view repl,
+                                         std::size_t max_bytes) const;
 
  private:
   explicit go_regexp(std::shared_ptr<const re2::RE2> re) : re_(std::move(re)) {}
-  void expand(std::string& out, std::string_view repl,
-              const std::vector<std::string_view>& groups) const;
+  // False once out exceeds max_bytes.
+  bool expand(std::string& out, std::string_view repl, const std::vector<std::string_view>& groups,
+              std::size_t max_bytes) const;
 
   std::shared_ptr<const re2::RE2> re_;
 };

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <optional>
 
 #include "core/gotemplate/go_format.hpp"
@@ -20,7 +21,28 @@ struct spec {
   int width = -1;
   int prec = -1;
   char verb = 0;
+  // The bytes this verb may produce: what is left of the caller's bound.
+  std::size_t max_bytes = std::numeric_limits<std::size_t>::max();
 };
+
+// Thrown, and caught by go_sprintf, when a verb would produce more than its spec allows: widths
+// and precisions reach ten million, and a list repeats them for every element.
+struct over_bound {};
+
+void ensure_fits(std::size_t bytes, const spec& sp) {
+  if (bytes > sp.max_bytes) throw over_bound{};
+}
+
+// The spec for what follows `used` bytes of this piece: the same, with the bytes left after them.
+spec after(std::size_t used, const spec& sp) {
+  ensure_fits(used, sp);
+  spec rest = sp;
+  rest.max_bytes -= used;
+  return rest;
+}
+
+// A float's digits before the point (309 at most) and its sign, exponent and point.
+constexpr std::size_t float_overhead = 330;
 
 std::string pad(std::string s, const spec& sp, bool numeric) {
   if (sp.width < 0) return s;
@@ -33,6 +55,7 @@ std::string pad(std::string s, const spec& sp, bool numeric) {
   auto w = static_cast<std::size_t>(sp.width);
   if (runes >= w) return s;
   std::size_t n = w - runes;
+  ensure_fits(s.size() + n, sp);
   if (sp.minus) return s + std::string(n, ' ');
   if (sp.zero && !numeric) return std::string(n, '0') + s;
   if (sp.zero) {
@@ -50,8 +73,11 @@ std::string with_sign(std::string digits, bool negative, const spec& sp) {
 }
 
 std::string integer(std::int64_t v, const spec& sp) {
-  if (sp.prec == 0 && v == 0)
-    return std::string(sp.width > 0 ? static_cast<std::size_t>(sp.width) : 0, ' ');
+  if (sp.prec == 0 && v == 0) {
+    spec spaces = sp;  // fmt pads a zero printed as nothing with spaces, never zeros
+    spaces.zero = false;
+    return pad("", spaces, false);
+  }
   bool neg = v < 0;
   std::uint64_t u = neg ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
   int base = 10;
@@ -88,6 +114,7 @@ std::string integer(std::int64_t v, const spec& sp) {
     u /= static_cast<unsigned>(base);
   } while (u);
   if (sp.prec >= 0 && static_cast<int>(s.size()) < sp.prec) {
+    ensure_fits(static_cast<std::size_t>(sp.prec), sp);
     s.insert(0, static_cast<std::size_t>(sp.prec) - s.size(), '0');
   }
   // With a precision, fmt pads integers with spaces, never zeros.
@@ -136,6 +163,7 @@ std::string floating(double d, const spec& sp) {
       for (char& c : s) c = static_cast<char>(c == 'e' ? 'E' : c);
     }
   } else {
+    ensure_fits(float_overhead + static_cast<std::size_t>(std::max(sp.prec, 0)), sp);
     s = format_float_precision(std::fabs(d), verb, sp.prec < 0 ? 6 : sp.prec);
   }
   if (sp.sharp && std::isfinite(d)) s = sharp_float(s, verb, sp.prec);
@@ -144,6 +172,10 @@ std::string floating(double d, const spec& sp) {
 
 std::string hex_string(const std::string& s, const spec& sp) {
   const char* digits = sp.verb == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+  // Two digits a byte, a space between bytes, "0x" before the first or before each.
+  std::size_t n = s.size();
+  std::size_t prefixes = !sp.sharp ? 0 : sp.space ? n : 1;
+  ensure_fits(2 * n + (sp.space && n > 0 ? n - 1 : 0) + 2 * prefixes, sp);
   std::string out;
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (sp.space && i > 0) out.push_back(' ');
@@ -246,45 +278,59 @@ std::string float_special_form(double d, const spec& sp) {
   return out;
 }
 
-std::string composite(const value& v, const spec& sp, int depth) {
-  std::string out;
+void format_into(std::string& out, const value& v, const spec& sp, int depth);
+
+// A list or map as fmt prints it, appended to out: elements are written in place, not copied up
+// through each level, since a width repeated for every element can make each one megabytes.
+void composite(std::string& out, const value& v, const spec& sp, int depth) {
+  const std::size_t start = out.size();
+  auto rest = [&] { return after(out.size() - start, sp); };
   bool go_syntax = sp.sharp_v && sp.verb == 'v';
   const char* sep = go_syntax ? ", " : " ";
   if (v.is_list()) {
-    if (go_syntax && v.is_string_list() && v.size() == 0) return "[]string(nil)";  // a nil slice
-    out = go_syntax ? v.type_name() + "{" : "[";
+    if (go_syntax && v.is_string_list() && v.size() == 0) {
+      out += "[]string(nil)";  // a nil slice
+      return;
+    }
+    out += go_syntax ? v.type_name() + "{" : "[";
     bool first = true;
     for (const auto& e : v.as_list()) {
       if (!first) out += sep;
       first = false;
-      out += format_one(e, sp, depth + 1);
+      format_into(out, e, rest(), depth + 1);
     }
-    return out + (go_syntax ? "}" : "]");
+    out += go_syntax ? "}" : "]";
+    return;
   }
   bool record = v.is_record();
   if (go_syntax) {
-    out = v.type_name() + "{";
+    out += v.type_name() + "{";
   } else {
-    out = record ? "{" : "map[";
+    out += record ? "{" : "map[";
   }
   bool first = true;
   for (const auto& e : v.as_map().entries) {
     if (!first) out += sep;
     first = false;
     if (!record) {
-      out += format_one(value(e.key), sp, depth + 1) + ":";
+      format_into(out, value(e.key), rest(), depth + 1);
+      out += ":";
     } else if (sp.plus_v || go_syntax) {
       out += e.key + ":";
     }
-    out += format_one(e.val, sp, depth + 1);
+    format_into(out, e.val, rest(), depth + 1);
   }
-  return out + (go_syntax || record ? "}" : "]");
+  out += go_syntax || record ? "}" : "]";
 }
 
 std::string format_one(const value& v, const spec& sp, int depth) {
   char verb = sp.verb;
   if (verb == 'T') return pad(v.is_null() ? "<nil>" : v.type_name(), sp, false);
-  if (v.is_list() || v.is_map()) return composite(v, sp, depth);
+  if (v.is_list() || v.is_map()) {
+    std::string out;
+    composite(out, v, sp, depth);
+    return out;
+  }
   if (v.is_null()) {
     // A nil inside a list or map is a nil interface{}; at the top it is an untyped nil.
     if (depth > 0) return sp.sharp_v ? "interface {}(nil)" : "<nil>";
@@ -361,6 +407,7 @@ std::string format_one(const value& v, const spec& sp, int depth) {
           return pad(truncate_runes(str, sp.prec), sp, false);
         case 'q': {
           std::string t = truncate_runes(str, sp.prec);
+          ensure_fits(t.size() + 2, sp);  // quoting never shortens
           if (sp.sharp && can_backquote(t)) return pad("`" + t + "`", sp, false);
           return pad(sp.plus ? quote_ascii(t) : go_quote(t), sp, false);
         }
@@ -373,6 +420,14 @@ std::string format_one(const value& v, const spec& sp, int depth) {
     }
     default:
       return bad_verb(verb, v, sp);
+  }
+}
+
+void format_into(std::string& out, const value& v, const spec& sp, int depth) {
+  if (sp.verb != 'T' && (v.is_list() || v.is_map())) {
+    composite(out, v, sp, depth);
+  } else {
+    out += format_one(v, sp, depth);
   }
 }
 
@@ -433,9 +488,8 @@ std::optional<int> count_from_argument(std::span<const value> args, argument_cur
   return static_cast<int>(a.as_int());
 }
 
-}  // namespace
-
-std::string go_sprintf(std::string_view f, std::span<const value> args) {
+// fmt.Sprintf, throwing over_bound before the result would exceed max_bytes.
+std::string sprintf_within(std::string_view f, std::span<const value> args, std::size_t max_bytes) {
   std::string out;
   argument_cursor cur;
   std::size_t i = 0;
@@ -540,7 +594,9 @@ std::string go_sprintf(std::string_view f, std::span<const value> args) {
       sp.plus = false;
       sp.sharp = false;
     }
-    out += format_one(a, sp);
+    sp.max_bytes = max_bytes;
+    format_into(out, a, after(out.size(), sp), 0);
+    ensure_fits(out.size(), sp);
   }
   // Reordered arguments are not checked for extras, as in fmt.
   if (!cur.reordered && cur.next < args.size()) {
@@ -551,25 +607,44 @@ std::string go_sprintf(std::string_view f, std::span<const value> args) {
     }
     out += ")";
   }
+  if (out.size() > max_bytes) throw over_bound{};
   return out;
 }
 
-std::string go_sprint(std::span<const value> args) {
+}  // namespace
+
+std::optional<std::string> go_sprintf(std::string_view f, std::span<const value> args,
+                                      std::size_t max_bytes) {
+  try {
+    return sprintf_within(f, args, max_bytes);
+  } catch (const over_bound&) {
+    return std::nullopt;
+  }
+}
+
+std::string go_sprintf(std::string_view f, std::span<const value> args) {
+  return sprintf_within(f, args, std::numeric_limits<std::size_t>::max());
+}
+
+std::optional<std::string> go_sprint(std::span<const value> args, std::size_t max_bytes) {
   std::string out;
   for (std::size_t k = 0; k < args.size(); ++k) {
     if (k > 0 && !args[k].is_string() && !args[k - 1].is_string()) out.push_back(' ');
     out += format_go_value(args[k]);
+    if (out.size() > max_bytes) return std::nullopt;  // one operand can be repeated many times
   }
   return out;
 }
 
-std::string go_sprintln(std::span<const value> args) {
+std::optional<std::string> go_sprintln(std::span<const value> args, std::size_t max_bytes) {
   std::string out;
   for (std::size_t k = 0; k < args.size(); ++k) {
     if (k > 0) out.push_back(' ');
     out += format_go_value(args[k]);
+    if (out.size() >= max_bytes) return std::nullopt;
   }
-  return out + "\n";
+  out.push_back('\n');
+  return out;
 }
 
 }  // namespace kp::gotemplate

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <clocale>
 #include <cwctype>
+#include <optional>
 
 #include <locale.h>
 #include <wctype.h>
@@ -54,11 +55,13 @@ locale_t utf8_ctype() {
   return loc;
 }
 
-// strings.ToUpper / ToLower: every character mapped; an invalid byte becomes U+FFFD.
-std::string change_case(const std::string& s, bool upper) {
+// strings.ToUpper / ToLower: every character mapped; an invalid byte becomes U+FFFD (three
+// bytes for one). nullopt once the result exceeds max_bytes.
+std::optional<std::string> change_case(const std::string& s, bool upper, std::size_t max_bytes) {
   std::string out;
   locale_t loc = utf8_ctype();
   for (std::size_t i = 0; i < s.size();) {
+    if (out.size() > max_bytes) return std::nullopt;
     std::uint32_t cp = 0;
     std::size_t n = decode_utf8(s, i, cp);
     i += n;
@@ -71,16 +74,20 @@ std::string change_case(const std::string& s, bool upper) {
     }
     append_utf8(out, cp);
   }
+  if (out.size() > max_bytes) return std::nullopt;
   return out;
 }
 
-// strings.Repeat refuses a negative count (Go panics; the template call fails).
-result<std::string> indent_text(std::int64_t spaces, const std::string& v) {
+// sprig's indent: strings.Repeat refuses a negative count (Go panics; the template call fails).
+// The padding goes before every line, so its size is known before building: spaces x lines.
+result<std::string> indent_text(std::int64_t spaces, const std::string& v, std::size_t max_bytes) {
   if (spaces < 0) return make_error("function", "strings: negative Repeat count");
-  // A bound far above any real indentation keeps a hostile width from exhausting memory.
-  if (spaces > (1 << 20)) return make_error("function", "strings: Repeat output length overflow");
+  auto lines = static_cast<std::size_t>(std::count(v.begin(), v.end(), '\n')) + 1;
+  if (!fits(max_bytes, v.size(), lines, static_cast<std::uint64_t>(spaces))) return over_budget();
   std::string pad(static_cast<std::size_t>(spaces), ' ');
-  std::string out = pad;
+  std::string out;
+  out.reserve(v.size() + lines * pad.size());
+  out += pad;
   for (char c : v) {
     out.push_back(c);
     if (c == '\n') out += pad;
@@ -89,37 +96,52 @@ result<std::string> indent_text(std::int64_t spaces, const std::string& v) {
 }
 
 // strings.ReplaceAll: an empty old string matches before every code point and at the end.
-std::string replace_all(const std::string& s, const std::string& old, const std::string& repl) {
+// nullopt once the result exceeds max_bytes: every match can add all of repl.
+std::optional<std::string> replace_all(const std::string& s, const std::string& old,
+                                       const std::string& repl, std::size_t max_bytes) {
   std::string out;
   if (old.empty()) {
     for (std::size_t i = 0; i < s.size();) {
+      if (out.size() > max_bytes) return std::nullopt;
       std::uint32_t cp = 0;
       std::size_t n = decode_utf8(s, i, cp);
       out += repl;
       out.append(s, i, n);
       i += n;
     }
-    return out + repl;
+    out += repl;
+    if (out.size() > max_bytes) return std::nullopt;
+    return out;
   }
   std::size_t pos = 0;
   while (true) {
+    if (out.size() > max_bytes) return std::nullopt;
     auto f = s.find(old, pos);
     if (f == std::string::npos) break;
     out.append(s, pos, f - pos);
     out += repl;
     pos = f + old.size();
   }
-  return out + s.substr(pos);
+  out.append(s, pos);
+  if (out.size() > max_bytes) return std::nullopt;
+  return out;
 }
 
-// strings.Split: a []string.
-value split(const std::string& s, const std::string& sep) {
+// strings.Split: a []string. Each part costs a value as well as its bytes (budget_bytes), so
+// splitting a long string at every character is refused once that exceeds max_bytes.
+result<value> split(const std::string& s, const std::string& sep, std::size_t max_bytes) {
   std::vector<std::string> parts;
+  std::size_t bytes = 0;
+  auto add = [&](std::string part) {
+    bytes += sizeof(value) + part.size();
+    parts.push_back(std::move(part));
+    return bytes <= max_bytes;
+  };
   if (sep.empty()) {
     for (std::size_t i = 0; i < s.size();) {
       std::uint32_t cp = 0;
       std::size_t n = decode_utf8(s, i, cp);
-      parts.emplace_back(s.substr(i, n));
+      if (!add(s.substr(i, n))) return over_budget();
       i += n;
     }
     return value::strings(parts);
@@ -128,11 +150,45 @@ value split(const std::string& s, const std::string& sep) {
   while (true) {
     auto f = s.find(sep, pos);
     if (f == std::string::npos) break;
-    parts.emplace_back(s.substr(pos, f - pos));
+    if (!add(s.substr(pos, f - pos))) return over_budget();
     pos = f + sep.size();
   }
-  parts.emplace_back(s.substr(pos));
+  if (!add(s.substr(pos))) return over_budget();
   return value::strings(parts);
+}
+
+// sprig's quote: each non-nil argument as Go's %q of its string form, separated by spaces.
+result<value> quote(std::span<const value> args, std::size_t max_bytes) {
+  std::string out;
+  bool first = true;
+  for (const auto& v : args) {
+    if (v.is_null()) continue;
+    if (!first) out.push_back(' ');
+    first = false;
+    // Quoting never shortens, and one argument can be passed any number of times.
+    std::string formatted;
+    const std::string& text = v.is_string() ? v.as_string() : (formatted = format_go_value(v));
+    if (!fits(max_bytes, out.size(), 1, text.size() + 2)) return over_budget();
+    out += go_quote(text);
+  }
+  return value(std::move(out));
+}
+
+// strings.Join: the separator goes between every two elements, so its total is known first.
+result<value> join(const value& elems, const std::string& sep, std::size_t max_bytes) {
+  if (elems.is_null()) return value("");
+  if (!elems.is_list()) return wrong_type("[]string", elems);
+  const auto& items = elems.as_list();
+  if (!items.empty() && !fits(max_bytes, 0, items.size() - 1, sep.size())) return over_budget();
+  std::string out;
+  bool first = true;
+  for (const auto& v : items) {
+    if (!first) out += sep;
+    first = false;
+    out += v.is_string() ? v.as_string() : format_go_value(v);
+    if (out.size() > max_bytes) return over_budget();
+  }
+  return value(std::move(out));
 }
 
 }  // namespace
@@ -140,42 +196,36 @@ value split(const std::string& s, const std::string& sep) {
 void add_string_functions(function_table& t) {
   using p = go_param;
   // indent(spaces int, v string) string
-  t.add("indent", {p::integer, p::string}, false, [](args_t a) -> result<value> {
-    auto n = int_arg(a[0]);
-    if (!n) return n.error();
-    KP_STRING_ARG(v, 1);
-    auto out = indent_text(*n, v);
-    if (!out) return out.error();
-    return value(std::move(*out));
-  });
-  t.add("nindent", {p::integer, p::string}, false, [](args_t a) -> result<value> {
-    auto n = int_arg(a[0]);
-    if (!n) return n.error();
-    KP_STRING_ARG(v, 1);
-    auto out = indent_text(*n, v);
-    if (!out) return out.error();
-    return value("\n" + *out);
-  });
-  // quote(str ...any) string: each non-nil argument as Go's %q of its string form.
-  t.add("quote", {p::any}, true, [](args_t a) -> result<value> {
-    std::string out;
-    bool first = true;
-    for (const auto& v : a) {
-      if (v.is_null()) continue;
-      if (!first) out.push_back(' ');
-      first = false;
-      out += go_quote(v.is_string() ? v.as_string() : format_go_value(v));
-    }
-    return value(out);
-  });
-  t.add("upper", {p::string}, false, [](args_t a) -> result<value> {
-    KP_STRING_ARG(s, 0);
-    return value(change_case(s, true));
-  });
-  t.add("lower", {p::string}, false, [](args_t a) -> result<value> {
-    KP_STRING_ARG(s, 0);
-    return value(change_case(s, false));
-  });
+  t.add("indent", {p::integer, p::string}, false,
+        [](args_t a, std::size_t max_bytes) -> result<value> {
+          auto n = int_arg(a[0]);
+          if (!n) return n.error();
+          KP_STRING_ARG(v, 1);
+          auto out = indent_text(*n, v, max_bytes);
+          if (!out) return out.error();
+          return value(std::move(*out));
+        });
+  t.add("nindent", {p::integer, p::string}, false,
+        [](args_t a, std::size_t max_bytes) -> result<value> {
+          auto n = int_arg(a[0]);
+          if (!n) return n.error();
+          KP_STRING_ARG(v, 1);
+          if (max_bytes == 0) return over_budget();
+          auto out = indent_text(*n, v, max_bytes - 1);
+          if (!out) return out.error();
+          return value("\n" + *out);
+        });
+  // quote(str ...any) string
+  t.add("quote", {p::any}, true, quote);
+  for (bool upper : {true, false}) {
+    t.add(upper ? "upper" : "lower", {p::string}, false,
+          [upper](args_t a, std::size_t max_bytes) -> result<value> {
+            KP_STRING_ARG(s, 0);
+            auto out = change_case(s, upper, max_bytes);
+            if (!out) return over_budget();
+            return value(std::move(*out));
+          });
+  }
   t.add("trim", {p::string}, false, [](args_t a) -> result<value> {
     KP_STRING_ARG(s, 0);
     return value(trim_space(s));
@@ -194,32 +244,28 @@ void add_string_functions(function_table& t) {
     return value(s);
   });
   // split(s, sep) []string: strings.Split.
-  t.add("split", {p::string, p::string}, false, [](args_t a) -> result<value> {
-    KP_STRING_ARG(s, 0);
-    KP_STRING_ARG(sep, 1);
-    return split(s, sep);
-  });
+  t.add("split", {p::string, p::string}, false,
+        [](args_t a, std::size_t max_bytes) -> result<value> {
+          KP_STRING_ARG(s, 0);
+          KP_STRING_ARG(sep, 1);
+          return split(s, sep, max_bytes);
+        });
   // join(elems []string, sep string) string: strings.Join.
-  t.add("join", {p::string_list, p::string}, false, [](args_t a) -> result<value> {
-    KP_STRING_ARG(sep, 1);
-    if (a[0].is_null()) return value("");
-    if (!a[0].is_list()) return wrong_type("[]string", a[0]);
-    std::string out;
-    bool first = true;
-    for (const auto& v : a[0].as_list()) {
-      if (!first) out += sep;
-      first = false;
-      out += v.is_string() ? v.as_string() : format_go_value(v);
-    }
-    return value(out);
-  });
+  t.add("join", {p::string_list, p::string}, false,
+        [](args_t a, std::size_t max_bytes) -> result<value> {
+          KP_STRING_ARG(sep, 1);
+          return join(a[0], sep, max_bytes);
+        });
   // replace(old, new, s string) string
-  t.add("replace", {p::string, p::string, p::string}, false, [](args_t a) -> result<value> {
-    KP_STRING_ARG(old, 0);
-    KP_STRING_ARG(repl, 1);
-    KP_STRING_ARG(s, 2);
-    return value(replace_all(s, old, repl));
-  });
+  t.add("replace", {p::string, p::string, p::string}, false,
+        [](args_t a, std::size_t max_bytes) -> result<value> {
+          KP_STRING_ARG(old, 0);
+          KP_STRING_ARG(repl, 1);
+          KP_STRING_ARG(s, 2);
+          auto out = replace_all(s, old, repl, max_bytes);
+          if (!out) return over_budget();
+          return value(std::move(*out));
+        });
   // contains(substr, s), hasPrefix(prefix, s), hasSuffix(suffix, s)
   t.add("contains", {p::string, p::string}, false, [](args_t a) -> result<value> {
     KP_STRING_ARG(sub, 0);

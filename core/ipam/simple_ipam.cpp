@@ -1,6 +1,7 @@
 #include "core/ipam/simple_ipam.hpp"
 
 #include <array>
+#include <limits>
 
 #include "core/gotemplate/function_table.hpp"
 #include "core/gotemplate/ip_address.hpp"
@@ -23,7 +24,7 @@ result<std::string> slaac(std::string_view mac, const std::string& prefix) {
   const auto* fn = gotemplate::provider_functions().find("cidrslaac");
   std::array<gotemplate::value, 2> args{gotemplate::value(std::string(mac)),
                                         gotemplate::value(prefix)};
-  auto out = fn->impl(args);
+  auto out = fn->impl(args, std::numeric_limits<std::size_t>::max());  // an address: short
   if (!out) return make_error("invalid_mac", "ip6 " + prefix + ": " + out.error().message);
   return out->as_string();
 }

@@ -62,6 +62,7 @@ void render_one(std::string_view text) {
   kp::gotemplate::execution_limits limits;
   limits.max_steps = 200'000;
   limits.max_output_bytes = 1u << 20;
+  limits.max_function_bytes = 4u << 20;  // the default's ratio to the output limit
   set->set_limits(limits);
   auto out = set->execute(data());
   if (out) kp::fuzz::check(out->size() <= limits.max_output_bytes + 4096, "output is bounded");

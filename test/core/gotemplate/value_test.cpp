@@ -47,6 +47,13 @@ TEST(GotemplateValue, CopiesAreIndependentAfterABuilderCall) {
   EXPECT_EQ(l2.size(), 2u);
 }
 
+TEST(GotemplateValue, CopiesOfAStringShareItsBytesAsAGoStringDoes) {
+  value a = value(std::string(1000, 'x'));
+  value b = a;
+  EXPECT_EQ(&a.as_string(), &b.as_string());
+  EXPECT_EQ(b, value(std::string(1000, 'x')));
+}
+
 TEST(GotemplateValue, TruthFollowsGoAndRecordsAreAlwaysTrue) {
   EXPECT_FALSE(value().truthy());
   EXPECT_FALSE(value(0).truthy());
