@@ -179,6 +179,10 @@ int run_controller(const config::settings& settings) {
   sigaddset(&shutdown_signals, SIGTERM);
   sigaddset(&shutdown_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &shutdown_signals, nullptr);
+  // Often enough that a transient (a disruption pass every 10 s, a scrape) finds the previous
+  // one's pages returned. The cost, at 100,000 pods: about 0.02 core at rest, and pages faulted
+  // back in under churn (bench/controller_scale/README.md).
+  heap_trimmer trimmer(std::chrono::seconds(5));
 
   obs::log_options log_options;
   log_options.level = to_log_level(settings.log_level);

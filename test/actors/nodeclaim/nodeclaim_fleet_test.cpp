@@ -30,6 +30,7 @@ using namespace std::chrono_literals;
 struct claim_log {
   std::map<std::string, int> started;    // by claim name
   std::map<std::string, int> snapshots;  // by claim name, over every incarnation
+  protocol::snapshot_ptr last;           // the last snapshot any claim actor was sent
   int throws_left = 0;                   // the next this many snapshots throw
 };
 
@@ -38,8 +39,9 @@ protocol::nodeclaim_actor::behavior_type stand_in_claim(protocol::nodeclaim_acto
                                                         boundary_ptr boundary) {
   install_boundary(self, std::move(boundary), "NodeClaim " + name);
   ++log->started[name];
-  return {[log, name](protocol::snapshot_ptr) {
+  return {[log, name](protocol::snapshot_ptr snapshot) {
     ++log->snapshots[name];
+    log->last = std::move(snapshot);
     if (log->throws_left > 0) {
       --log->throws_left;
       throw std::runtime_error("a bug in a phase");
@@ -211,6 +213,35 @@ TEST_F(NodeClaimFleetSupervision, ASnapshotThatChangedOnlyPodsIsNotSentToTheClai
   caf::anon_send(fleet_, protocol::snapshot_ptr(nodes_changed));
   sched().run();
   EXPECT_EQ(log_.snapshots["default-a"], 2) << "a change to the Nodes is sent";
+}
+
+TEST_F(NodeClaimFleetSupervision, TheSnapshotClaimActorsKeepHoldsNoPodAndNoPodModel) {
+  start_fleet({1s, 8s});
+  auto object = std::make_shared<const kube::pod>();
+  auto model = model::share(model::pod{});
+  std::weak_ptr<const kube::pod> object_seen = object;
+  std::weak_ptr<const model::pod> model_seen = model;
+  auto with_pods = std::make_shared<protocol::cluster_snapshot>(*snapshot_with({"default-a"}));
+  auto pods = std::make_shared<protocol::object_map<kube::pod>>();
+  (*pods)["default/web"] = object;
+  auto models = std::make_shared<protocol::pod_model_map>();
+  models->insert_or_assign("default/web", protocol::pod_model{object, model});
+  with_pods->pods = pods;
+  with_pods->pod_models = models;
+  object.reset();
+  model.reset();
+  pods.reset();
+  models.reset();
+  caf::anon_send(fleet_, protocol::snapshot_ptr(std::move(with_pods)));
+  sched().run();
+  ASSERT_EQ(log_.snapshots["default-a"], 1);
+  ASSERT_TRUE(log_.last);
+  EXPECT_TRUE(log_.last->pods == nullptr || log_.last->pods->empty());
+  EXPECT_TRUE(log_.last->pod_models == nullptr || log_.last->pod_models->empty());
+  // Pod churn changes nothing the claim actors read, so they keep this snapshot for ever: the
+  // pods it was taken with must not live on through it.
+  EXPECT_TRUE(object_seen.expired()) << "the API pod is kept alive";
+  EXPECT_TRUE(model_seen.expired()) << "the pod's model is kept alive";
 }
 
 }  // namespace
