@@ -179,10 +179,11 @@ int run_controller(const config::settings& settings) {
   sigaddset(&shutdown_signals, SIGTERM);
   sigaddset(&shutdown_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &shutdown_signals, nullptr);
-  // Often enough that a transient (a disruption pass every 10 s, a scrape) finds the previous
-  // one's pages returned. The cost, at 100,000 pods: about 0.02 core at rest, and pages faulted
-  // back in under churn (bench/controller_scale/README.md).
-  heap_trimmer trimmer(std::chrono::seconds(5));
+  // Every 15 s: a transient (a disruption pass every 10 s, a scrape) mostly finds an earlier
+  // one's pages returned, and churn pays little for pages faulted back in. At 100,000 pods 5 s
+  // cost 3x the churn lag and snapshot time for 10 MiB less peak, 30 s gave back most of the
+  // saving (bench/controller_scale/README.md).
+  heap_trimmer trimmer(std::chrono::seconds(15));
 
   obs::log_options log_options;
   log_options.level = to_log_level(settings.log_level);
