@@ -195,26 +195,20 @@ result<value> join(const value& elems, const std::string& sep, std::size_t max_b
 
 void add_string_functions(function_table& t) {
   using p = go_param;
-  // indent(spaces int, v string) string
-  t.add("indent", {p::integer, p::string}, false,
-        [](args_t a, std::size_t max_bytes) -> result<value> {
-          auto n = int_arg(a[0]);
-          if (!n) return n.error();
-          KP_STRING_ARG(v, 1);
-          auto out = indent_text(*n, v, max_bytes);
-          if (!out) return out.error();
-          return value(std::move(*out));
-        });
-  t.add("nindent", {p::integer, p::string}, false,
-        [](args_t a, std::size_t max_bytes) -> result<value> {
-          auto n = int_arg(a[0]);
-          if (!n) return n.error();
-          KP_STRING_ARG(v, 1);
-          if (max_bytes == 0) return over_budget();
-          auto out = indent_text(*n, v, max_bytes - 1);
-          if (!out) return out.error();
-          return value("\n" + *out);
-        });
+  // indent(spaces int, v string) string; nindent is the same after a newline.
+  for (bool newline : {false, true}) {
+    t.add(newline ? "nindent" : "indent", {p::integer, p::string}, false,
+          [newline](args_t a, std::size_t max_bytes) -> result<value> {
+            auto n = int_arg(a[0]);
+            if (!n) return n.error();
+            KP_STRING_ARG(v, 1);
+            const std::size_t prefix = newline ? 1 : 0;
+            if (max_bytes < prefix) return over_budget();
+            auto out = indent_text(*n, v, max_bytes - prefix);
+            if (!out) return out.error();
+            return value(newline ? "\n" + *out : std::move(*out));
+          });
+  }
   // quote(str ...any) string
   t.add("quote", {p::any}, true, quote);
   for (bool upper : {true, false}) {
