@@ -16,6 +16,8 @@ class pods_state final : public obs::object_gauges::source {
   pods_state(protocol::shared_pod_models pods, protocol::shared_objects<kube::node> nodes)
       : pods_(std::move(pods)), nodes_(std::move(nodes)) {}
 
+  std::size_t size() const override { return pods_ ? pods_->size() : 0; }
+
   void collect(std::size_t batch_size, const obs::object_gauges::batch_sink& flush) const override {
     if (!pods_) return;
     std::vector<prometheus::ClientMetric> out;

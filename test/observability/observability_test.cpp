@@ -228,6 +228,7 @@ struct counted_pods : object_gauges::source {
 struct numbered_pods : object_gauges::source {
   int count = 0;
   mutable std::vector<std::size_t> batches;
+  std::size_t size() const override { return static_cast<std::size_t>(count); }
   void collect(std::size_t batch_size, const object_gauges::batch_sink& flush) const override {
     std::vector<prometheus::ClientMetric> out;
     for (int i = 0; i < count; ++i) {
@@ -253,13 +254,13 @@ TEST(Metrics, AnObjectFamilyScrapedInBatchesReadsAsOneFamilyWithEverySeries) {
   source->count = 7;
   object_gauges batched("kp_pods_state", "one series per pod", 3);
   batched.set(source);
-  std::ostringstream streamed;
+  std::string streamed;
   batched.serialize(streamed);
   EXPECT_EQ(source->batches, (std::vector<std::size_t>{3, 3, 1}));
   std::ostringstream whole;
   prometheus::TextSerializer{}.Serialize(whole, batched.Collect());
-  EXPECT_EQ(streamed.str(), whole.str());
-  const auto text = streamed.str();
+  EXPECT_EQ(streamed, whole.str());
+  const auto text = streamed;
   EXPECT_EQ(text.find("# TYPE kp_pods_state gauge"), text.rfind("# TYPE kp_pods_state gauge"));
   for (int i = 0; i < 7; ++i)
     EXPECT_NE(text.find("kp_pods_state{name=\"p" + std::to_string(i) + "\",phase=\"Running\"} 1"),
@@ -267,9 +268,23 @@ TEST(Metrics, AnObjectFamilyScrapedInBatchesReadsAsOneFamilyWithEverySeries) {
         << i << "\n"
         << text;
   object_gauges empty("kp_pods_state", "one series per pod", 3);
-  std::ostringstream header;
+  std::string header;
   empty.serialize(header);
-  EXPECT_EQ(header.str(), "# HELP kp_pods_state one series per pod\n# TYPE kp_pods_state gauge\n");
+  EXPECT_EQ(header, "# HELP kp_pods_state one series per pod\n# TYPE kp_pods_state gauge\n");
+}
+
+TEST(Metrics, AnObjectFamilysTextIsSizedForEverySeriesOnceItsFirstBatchIsWritten) {
+  auto source = std::make_shared<numbered_pods>();
+  source->count = 1000;
+  object_gauges batched("kp_pods_state", "one series per pod", 100);
+  batched.set(source);
+  std::string text;
+  batched.serialize(text);
+  std::ostringstream whole;
+  prometheus::TextSerializer{}.Serialize(whole, batched.Collect());
+  EXPECT_EQ(text, whole.str());
+  // Grown by doubling, the buffer would end anywhere up to twice the text.
+  EXPECT_LE(text.capacity(), text.size() * 12 / 10) << text.size();
 }
 
 TEST(Endpoints, AnObjectFamilyIsServedWithThePerObjectFamiliesAndMadeOnlyWhenAskedFor) {
