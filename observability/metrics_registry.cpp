@@ -43,9 +43,10 @@ std::string metrics_registry::serialize(const std::vector<std::string>& names) c
   std::ostringstream out;
   prometheus::TextSerializer{}.Serialize(out, families);
   families.clear();
+  auto text = std::move(out).str();  // the stream's buffer itself, not a copy of it
   // Written a batch at a time: the text is all a scrape holds of 100,000 pod series.
-  for (const auto* family : streamed) family->serialize(out);
-  return std::move(out).str();  // the stream's buffer itself, not a copy of it
+  for (const auto* family : streamed) family->serialize(text);
+  return text;
 }
 
 void register_build_info(prometheus::Registry& registry, const std::string& version,

@@ -51,7 +51,7 @@ std::vector<prometheus::MetricFamily> object_gauges::Collect() const {
   return out;
 }
 
-void object_gauges::serialize(std::ostream& out) const {
+void object_gauges::serialize(std::string& out) const {
   prometheus::MetricFamily family;
   family.name = name_;
   family.help = help_;
@@ -59,14 +59,23 @@ void object_gauges::serialize(std::ostream& out) const {
   // The family without series is its HELP and TYPE lines: written once, and cut from the text
   // of every batch, so the batches read as one family.
   const std::string header = text_of(family);
-  out << header;
+  out += header;
   auto s = current();
   if (!s) return;
+  const std::size_t expected = s->size();
+  std::size_t written = 0;
   s->collect(batch_size_, [&](std::vector<prometheus::ClientMetric>& batch) {
+    const std::size_t series = batch.size();
     family.metric = std::move(batch);
     auto text = text_of(family);
     const std::size_t skip = text.compare(0, header.size(), header) == 0 ? header.size() : 0;
-    out.write(text.data() + skip, static_cast<std::streamsize>(text.size() - skip));
+    if (written == 0 && series > 0 && expected > series) {
+      // A tenth more than the first batch's length per series: names and nodes vary a little.
+      const std::size_t per_series = (text.size() - skip) / series + 1;
+      out.reserve(out.size() + (text.size() - skip) + per_series * (expected - series) * 11 / 10);
+    }
+    out.append(text, skip);
+    written += series;
     batch = std::move(family.metric);
     batch.clear();
   });

@@ -54,10 +54,9 @@ struct cluster_snapshot {
   std::int64_t taken_unix_ms = 0;  // wall clock when published
   bool synced = false;             // every informer has completed its first list
 
-  shared_objects<kube::pod> pods;
-  // The scheduling model of every pod in `pods`, by the same key (pod_models.hpp); null in
-  // snapshots built without cluster_state, whose readers then translate pods themselves.
-  std::shared_ptr<const pod_model_map> pod_models;
+  // Every pod as its scheduling model, by "namespace/name" (pod_models.hpp): the API objects are
+  // not kept.
+  shared_pod_models pods;
   shared_objects<kube::node> nodes;
   shared_objects<kube::node_claim> node_claims;
   shared_objects<kube::node_pool> node_pools;
@@ -82,6 +81,11 @@ struct cluster_snapshot {
     auto it = objects->find(key);
     return it == objects->end() ? nullptr : it->second.get();
   }
+  static const model::pod* find(const shared_pod_models& pods, const std::string& key) {
+    if (!pods) return nullptr;
+    auto it = pods->find(key);
+    return it == pods->end() ? nullptr : it->second.pod.get();
+  }
 };
 
 using snapshot_ptr = std::shared_ptr<const cluster_snapshot>;
@@ -90,6 +94,10 @@ using snapshot_ptr = std::shared_ptr<const cluster_snapshot>;
 template <class T>
 struct objects_replaced {
   shared_objects<T> objects;
+  // ...in pages, for pods (so that no list of every pod object is held at once): the first page
+  // starts the new state, the last one completes it. Other kinds come whole.
+  bool first_page = true;
+  bool last_page = true;
 };
 
 // ...or one change. `deleted` carries the object's last state.

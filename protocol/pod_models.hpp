@@ -1,9 +1,12 @@
 #pragma once
-// Every pod's scheduling model (kube::to_model), translated once when its object enters
-// cluster_state and shared by every snapshot that holds that object and by every reader
-// (disruption, provisioning, the kproximate gauges): none keeps a per-pod cache or translates
-// all pods itself. Filed under the same keys as cluster_snapshot::pods.
+// The pods of a snapshot, each held once: as its scheduling model (kube::to_model), translated
+// when its object enters cluster_state and shared by every snapshot that holds that object and by
+// every reader (provisioning, disruption, termination, the gauges). The decoded API object is not
+// kept: the model carries everything a reader reads of a pod (names and uid for Events and
+// evictions, ownership, state, the drain's priority class and grace period), and the entry the
+// resourceVersion a relist compares. Filed under "namespace/name".
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -16,48 +19,36 @@
 namespace kp::protocol {
 
 struct pod_model {
-  std::shared_ptr<const kube::pod> object;  // the object translated
-  result<model::shared_pod> model = kp::error{};
+  // The object's metadata.resourceVersion: a relist that repeats it (with the model's uid)
+  // keeps the model instead of translating the object again.
+  std::string resource_version;
+  // Never null. When the object could not be translated in full (`invalid`), it still names
+  // the pod and carries its ownership, labels and state, but lacks requirements: readers that
+  // schedule or simulate skip it, readers that name, drain or count pods do not.
+  model::shared_pod pod;
+  std::shared_ptr<const kp::error> invalid;
+
+  bool valid() const { return invalid == nullptr; }
 };
 using pod_model_map = chunked_map<std::string, pod_model>;
+using shared_pod_models = std::shared_ptr<const pod_model_map>;
 
 // `parts` (optional) shares the model's template parts with the other pods translated through it.
-inline result<model::shared_pod> shared_model_of(const kube::pod& object,
-                                                 kube::pod_part_models* parts = nullptr) {
-  auto m = kube::to_model(object, parts);
-  if (!m) return m.error();
-  return model::share(std::move(*m));
+inline pod_model translated(const kube::pod& object, kube::pod_part_models* parts = nullptr) {
+  std::optional<kp::error> invalid;
+  auto model = kube::to_model(object, parts, invalid);
+  pod_model out{object.metadata.resource_version, model::share(std::move(model)), nullptr};
+  if (invalid) out.invalid = std::make_shared<const kp::error>(std::move(*invalid));
+  return out;
 }
 
-inline pod_model translated(std::shared_ptr<const kube::pod> object,
-                            kube::pod_part_models* parts = nullptr) {
-  auto model = shared_model_of(*object, parts);
-  return {std::move(object), std::move(model)};
+// The pods of a snapshot built from API objects (tests, tools), by "namespace/name".
+template <class Pods>
+shared_pod_models pod_models_of(const Pods& pods) {
+  auto out = std::make_shared<pod_model_map>();
+  kube::pod_part_models parts;
+  for (const auto& [key, object] : pods) out->insert_or_assign(key, translated(*object, &parts));
+  return out;
 }
-
-// Walks a snapshot's models beside its pods (same keys, same order): the model of each pod in
-// turn, the snapshot's when it holds this very object's, translated afresh otherwise (snapshots
-// built without models: tests, tools). Keys must be asked in increasing order.
-class pod_model_cursor {
- public:
-  explicit pod_model_cursor(const pod_model_map* models) : models_(models) {
-    if (models_ != nullptr) at_ = models_->begin();
-  }
-  const result<model::shared_pod>& of(const std::string& key,
-                                      const std::shared_ptr<const kube::pod>& object) {
-    if (models_ != nullptr) {
-      while (at_ != models_->end() && at_->first < key) ++at_;
-      if (at_ != models_->end() && at_->first == key && at_->second.object == object)
-        return at_->second.model;
-    }
-    fresh_ = shared_model_of(*object);
-    return fresh_;
-  }
-
- private:
-  const pod_model_map* models_;
-  pod_model_map::const_iterator at_;
-  result<model::shared_pod> fresh_ = kp::error{};
-};
 
 }  // namespace kp::protocol

@@ -79,52 +79,70 @@ struct kind_slot {
   }
 };
 
-// The pods' scheduling models, kept in step with the pod slot: a pod object is translated once,
-// when it arrives; a relist or resync that repeats an object keeps its model. Models of pods
-// whose objects share a template part share its translation (`parts`).
-struct pod_model_slot {
-  std::shared_ptr<const pod_model_map> current = std::make_shared<const pod_model_map>();
+// The pods, held only as their scheduling models (pod_models.hpp): a pod object is translated
+// once, when it arrives, and dropped; a relist that repeats an object (same uid and
+// resourceVersion) keeps its model. Models of pods whose objects share a template part share its
+// translation (`parts`). A list arrives a page at a time and becomes the state at its last page.
+struct pod_slot {
+  shared_pod_models current = std::make_shared<const pod_model_map>();
   std::shared_ptr<pod_model_map> working;
+  std::shared_ptr<pod_model_map> listing;  // the pages of a list so far
   kube::pod_part_models parts;
+  bool listed = false;
+  std::uint64_t newest_rv = 0;
+  std::chrono::steady_clock::duration copying{};
 
   pod_model_map& writable() {
     if (!working) {
+      auto t0 = std::chrono::steady_clock::now();
       working = std::make_shared<pod_model_map>(*current);
+      copying += std::chrono::steady_clock::now() - t0;
       current = working;
     }
     return *working;
   }
-  void replace(const object_map<kube::pod>& pods) {
-    auto fresh = std::make_shared<pod_model_map>();
-    auto previous = current->begin();
-    for (const auto& [key, object] : pods) {
-      while (previous != current->end() && previous->first < key) ++previous;
-      if (previous != current->end() && previous->first == key && previous->second.object == object)
-        fresh->try_emplace(key, previous->second);
-      else
-        fresh->try_emplace(key, translated(object, &parts));
+  pod_model kept_or_translated(const std::string& key, const kube::pod& object) {
+    const auto& rv = object.metadata.resource_version;
+    auto known = current->find(key);
+    if (known != current->end() && !rv.empty() && known->second.resource_version == rv &&
+        known->second.pod->uid == object.metadata.uid)
+      return known->second;
+    return translated(object, &parts);
+  }
+  void list_page(const objects_replaced<kube::pod>& page) {
+    if (page.first_page || !listing) listing = std::make_shared<pod_model_map>();
+    if (page.objects) {
+      for (const auto& [key, object] : *page.objects) {
+        newest_rv = std::max(newest_rv, resource_version_number(object->metadata.resource_version));
+        listing->insert_or_assign(key, kept_or_translated(key, *object));
+      }
     }
-    current = std::move(fresh);
+    if (!page.last_page) return;
+    current = std::move(listing);
+    listing.reset();
     working.reset();
+    listed = true;
   }
   void apply(const object_changed<kube::pod>& change) {
     if (!change.object) return;
+    newest_rv =
+        std::max(newest_rv, resource_version_number(change.object->metadata.resource_version));
     auto key = object_key_of(*change.object);
     if (change.deleted) {
       if (current->count(key) != 0) writable().erase(key);
     } else {
-      writable().insert_or_assign(std::move(key), translated(change.object, &parts));
+      writable().insert_or_assign(std::move(key), translated(*change.object, &parts));
     }
   }
 };
 
-using slots = std::tuple<kind_slot<kube::pod>, kind_slot<kube::node>, kind_slot<kube::node_claim>,
-                         kind_slot<kube::node_pool>, kind_slot<kube::proxmox_node_class>,
-                         kind_slot<kube::proxmox_template>,
-                         kind_slot<kube::proxmox_unmanaged_template>, kind_slot<kube::daemon_set>,
-                         kind_slot<kube::pod_disruption_budget>, kind_slot<kube::volume_attachment>,
-                         kind_slot<kube::secret>, kind_slot<kube::capacity_buffer>,
-                         kind_slot<kube::pod_template>, kind_slot<kube::node_overlay>>;
+using slots =
+    std::tuple<kind_slot<kube::node>, kind_slot<kube::node_claim>, kind_slot<kube::node_pool>,
+               kind_slot<kube::proxmox_node_class>, kind_slot<kube::proxmox_template>,
+               kind_slot<kube::proxmox_unmanaged_template>, kind_slot<kube::daemon_set>,
+               kind_slot<kube::pod_disruption_budget>, kind_slot<kube::volume_attachment>,
+               kind_slot<kube::secret>, kind_slot<kube::capacity_buffer>,
+               kind_slot<kube::pod_template>, kind_slot<kube::node_overlay>>;
 
 struct state {
   // Not an aggregate, so CAF 0.17 does not try to build it from the actor pointer.
@@ -135,8 +153,8 @@ struct state {
   prometheus::Histogram* build_duration = nullptr;
   prometheus::Family<prometheus::Gauge>* resource_versions = nullptr;
 
+  pod_slot pods;
   slots kinds;
-  pod_model_slot pod_models;
   snapshot_ptr latest;
   std::vector<snapshot_listener> subscribers;
   bool synced = false;
@@ -160,7 +178,7 @@ kind_slot<T>& slot(state& st) {
 }
 
 bool every_kind_listed(const state& st) {
-  return std::apply([](const auto&... s) { return (s.listed && ...); }, st.kinds);
+  return st.pods.listed && std::apply([](const auto&... s) { return (s.listed && ...); }, st.kinds);
 }
 
 snapshot_ptr build_snapshot(state& st, std::uint64_t generation, bool synced) {
@@ -168,8 +186,7 @@ snapshot_ptr build_snapshot(state& st, std::uint64_t generation, bool synced) {
   snap->generation = generation;
   snap->synced = synced;
   snap->taken_unix_ms = st.options.wall_clock_ms();
-  snap->pods = slot<kube::pod>(st).current;
-  snap->pod_models = st.pod_models.current;
+  snap->pods = st.pods.current;
   snap->nodes = slot<kube::node>(st).current;
   snap->node_claims = slot<kube::node_claim>(st).current;
   snap->node_pools = slot<kube::node_pool>(st).current;
@@ -193,11 +210,9 @@ void set_pending(state& st, std::size_t value) {
   if (st.pending_gauge != nullptr) st.pending_gauge->Set(static_cast<double>(value));
 }
 
-template <class T>
-void export_resource_version(state& st, const kind_slot<T>& slot) {
-  if (st.resource_versions == nullptr || slot.newest_rv == 0) return;
-  st.resource_versions->Add({{"kind", std::string(T::resource.plural)}})
-      .Set(static_cast<double>(slot.newest_rv));
+void export_resource_version(state& st, std::string kind, std::uint64_t newest) {
+  if (st.resource_versions == nullptr || newest == 0) return;
+  st.resource_versions->Add({{"kind", std::move(kind)}}).Set(static_cast<double>(newest));
 }
 
 void publish(self_ptr self) {
@@ -210,14 +225,23 @@ void publish(self_ptr self) {
   if (st.metrics) st.metrics->pods_state->set(pod_state_series(st.latest->pods, st.latest->nodes));
   // Freeze: the next change to any kind copies its map instead of writing the published one.
   std::chrono::steady_clock::duration copying{};
-  std::apply([&](auto&... s) { ((s.working.reset(), copying += s.copying, s.copying = {}), ...); },
-             st.kinds);
-  st.pod_models.working.reset();
+  auto freeze = [&](auto& s) {
+    s.working.reset();
+    copying += s.copying;
+    s.copying = {};
+  };
+  freeze(st.pods);
+  std::apply([&](auto&... s) { (freeze(s), ...); }, st.kinds);
   st.last_build_cost = std::chrono::steady_clock::now() - started + copying;
   if (st.build_duration != nullptr) {
     st.build_duration->Observe(std::chrono::duration<double>(st.last_build_cost).count());
   }
-  std::apply([&](const auto&... s) { (export_resource_version(st, s), ...); }, st.kinds);
+  export_resource_version(st, std::string(kube::pod::resource.plural), st.pods.newest_rv);
+  std::apply(
+      [&]<class... T>(const kind_slot<T>&... s) {
+        (export_resource_version(st, std::string(T::resource.plural), s.newest_rv), ...);
+      },
+      st.kinds);
   st.last_publish = self->clock().now();
   st.published_once = true;
   set_pending(st, 0);
@@ -260,9 +284,12 @@ void after_delta(self_ptr self) {
 template <class T>
 auto replaced_handler(self_ptr self) {
   return [self](objects_replaced<T>& message) {
-    slot<T>(self->state).replace(std::move(message.objects));
-    if constexpr (std::is_same_v<T, kube::pod>)
-      self->state.pod_models.replace(*slot<T>(self->state).current);
+    if constexpr (std::is_same_v<T, kube::pod>) {
+      self->state.pods.list_page(message);
+      if (!message.last_page) return;  // the state is not complete yet
+    } else {
+      slot<T>(self->state).replace(std::move(message.objects));
+    }
     after_delta(self);
   };
 }
@@ -270,8 +297,10 @@ auto replaced_handler(self_ptr self) {
 template <class T>
 auto changed_handler(self_ptr self) {
   return [self](object_changed<T>& message) {
-    slot<T>(self->state).apply(message);
-    if constexpr (std::is_same_v<T, kube::pod>) self->state.pod_models.apply(message);
+    if constexpr (std::is_same_v<T, kube::pod>)
+      self->state.pods.apply(message);
+    else
+      slot<T>(self->state).apply(message);
     after_delta(self);
   };
 }

@@ -5,6 +5,7 @@
 #include "actors/cluster_state/informer.hpp"
 
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include <caf/all.hpp>
@@ -21,6 +22,12 @@ namespace {
 using resync_atom = caf::atom_constant<caf::atom("resync")>;
 using informer_actor = caf::typed_actor<caf::reacts_to<resume_atom, continuation>,
                                         caf::reacts_to<resync_atom, std::uint64_t>>;
+
+// Pods are kept by cluster_state only, as their models: the pod informer holds no map (its list
+// goes to cluster_state a page at a time) and has nothing to resync; a resync would repeat what
+// cluster_state already holds, since it applies exactly what this informer sends.
+template <class T>
+constexpr bool informer_keeps_objects = !std::is_same_v<T, kube::pod>;
 
 template <class T>
 struct informer_state {
@@ -62,11 +69,21 @@ void arm_resync(self_ptr<T> self) {
 }
 
 template <class T>
+protocol::object_map<T> keyed(std::vector<std::shared_ptr<const T>> items) {
+  protocol::object_map<T> out;
+  for (auto& object : items) out.emplace(protocol::object_key_of(*object), std::move(object));
+  return out;
+}
+
+template <class T>
 void on_replace(self_ptr<T> self, std::vector<std::shared_ptr<const T>> items) {
   auto& st = self->state;
-  protocol::object_map<T> fresh;
-  for (auto& object : items) fresh.emplace(protocol::object_key_of(*object), std::move(object));
-  st.objects = std::move(fresh);
+  if constexpr (!informer_keeps_objects<T>) {
+    // The pages went ahead (on_list_page); this ends the list.
+    self->send(st.sink, protocol::objects_replaced<T>{nullptr, false, true});
+    return;
+  }
+  st.objects = keyed(std::move(items));
   st.listed = true;
   send_whole_map(self);
   // A (re)list is as good as a resync: the next one is a full period away.
@@ -74,13 +91,21 @@ void on_replace(self_ptr<T> self, std::vector<std::shared_ptr<const T>> items) {
 }
 
 template <class T>
+void on_list_page(self_ptr<T> self, std::vector<std::shared_ptr<const T>> items, bool first) {
+  auto page = std::make_shared<const protocol::object_map<T>>(keyed(std::move(items)));
+  self->send(self->state.sink, protocol::objects_replaced<T>{std::move(page), first, false});
+}
+
+template <class T>
 void on_event(self_ptr<T> self, bool deleted, std::shared_ptr<const T> object) {
   auto& st = self->state;
-  auto key = protocol::object_key_of(*object);
-  if (deleted) {
-    st.objects.erase(key);
-  } else {
-    st.objects[key] = object;
+  if constexpr (informer_keeps_objects<T>) {
+    auto key = protocol::object_key_of(*object);
+    if (deleted) {
+      st.objects.erase(key);
+    } else {
+      st.objects[key] = object;
+    }
   }
   self->send(st.sink, protocol::object_changed<T>{deleted, std::move(object)});
 }
@@ -108,6 +133,17 @@ informer_actor::behavior_type informer_behavior(
         weak, [self, items = std::move(items)]() mutable { on_replace<T>(self, std::move(items)); },
         "the list of every " + kind);
   };
+  if constexpr (!informer_keeps_objects<T>) {
+    callbacks.on_list_page = [weak, self, kind](std::vector<std::shared_ptr<const T>> items,
+                                                bool first) {
+      post(
+          weak,
+          [self, items = std::move(items), first]() mutable {
+            on_list_page<T>(self, std::move(items), first);
+          },
+          "a page of the list of every " + kind);
+    };
+  }
   callbacks.on_event = [weak, self, kind](std::string_view type, T object) {
     bool deleted = type == "DELETED";
     auto shared = std::make_shared<const T>(std::move(object));

@@ -2,7 +2,9 @@
 // Informers: one actor per watched kind. Each runs a list-then-watch loop through the kube
 // client's reflector (resume from the last resourceVersion, bookmarks, re-list on 410 Expired),
 // holds the kind's current objects and reports them to cluster_state: the whole set after every
-// (re)list and every resync period (objects_replaced), and each change (object_changed).
+// (re)list and every resync period (objects_replaced), and each change (object_changed). The pod
+// informer holds none: cluster_state keeps pods only as their models, so it gets the list a page
+// at a time and no resync (it would repeat what cluster_state holds).
 // Exiting the actor (or dropping every handle to it) stops its watch.
 #include <chrono>
 #include <memory>

@@ -11,6 +11,6 @@
 namespace kp::actors::cluster_state {
 
 std::shared_ptr<const obs::object_gauges::source> pod_state_series(
-    protocol::shared_objects<kube::pod> pods, protocol::shared_objects<kube::node> nodes);
+    protocol::shared_pod_models pods, protocol::shared_objects<kube::node> nodes);
 
 }  // namespace kp::actors::cluster_state

@@ -276,7 +276,7 @@ void report_warnings(const state& st, const std::vector<kd::annotation_warning>&
       if (w.kind == "Pod") {
         if (const auto* p =
                 protocol::cluster_snapshot::find(st.latest->pods, w.namespace_ + "/" + w.name))
-          e.uid = p->metadata.uid;
+          e.uid = p->uid;
       } else if (const auto* n = protocol::cluster_snapshot::find(st.latest->nodes, w.name)) {
         e.uid = n->metadata.uid;
       }

@@ -155,13 +155,11 @@ disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
         s.pods.push_back(*m);
     };
     s.bound_pods.reserve(snap.pods->size());
-    protocol::pod_model_cursor models(snap.pod_models.get());
     for (const auto& [key, p] : *snap.pods) {
-      const auto& m = models.of(key, p);
-      if (!m)
-        out.skipped.push_back(m.error().message);
+      if (!p.valid())
+        out.skipped.push_back(p.invalid->message);
       else
-        place(*m);
+        place(p.pod);
     }
   }
 

@@ -28,8 +28,8 @@ struct disruption_input {
 // unbounded room: disruption only needs prices and zones, placement decides at launch.
 // `right_sized` is family f1 as the regions last reported their hosts' room; without hosts it
 // is offered nowhere (an f1 replacement must fit a real host), though f1 nodes keep their price.
-// Bound pods are the snapshot's shared models (cluster_snapshot::pod_models), never copies; a
-// snapshot without models has its pods translated afresh, with the same result.
+// Bound pods are the snapshot's shared models (cluster_snapshot::pods), never copies; pods
+// whose objects could not be translated are skipped, with the reason.
 disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
                                      const std::vector<instance_types::instance_type>& types,
                                      std::int64_t now_unix_ms,

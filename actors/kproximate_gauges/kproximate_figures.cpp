@@ -54,13 +54,10 @@ kproximate_figures figures_of(const protocol::cluster_snapshot& snapshot) {
     }
   }
   if (snapshot.pods && !ours.empty()) {
-    protocol::pod_model_cursor models(snapshot.pod_models.get());
-    for (const auto& [key, pod] : *snapshot.pods) {
-      if (!ours.count(pod->spec.node_name)) continue;
-      if (pod->status.phase == "Succeeded" || pod->status.phase == "Failed") continue;
-      const auto& m = models.of(key, pod);
-      if (!m) continue;
-      auto requests = model::pod_requests(**m);
+    for (const auto& [key, entry] : *snapshot.pods) {
+      const auto& pod = *entry.pod;
+      if (!ours.count(pod.node_name) || model::is_terminal(pod) || !entry.valid()) continue;
+      auto requests = model::pod_requests(pod);
       f.cpu_allocated += units(requests, model::resource_names::cpu);
       f.memory_allocated += units(requests, model::resource_names::memory);
     }

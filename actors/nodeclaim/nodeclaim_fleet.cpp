@@ -91,16 +91,13 @@ bool same_for_children(const protocol::cluster_snapshot& a, const protocol::clus
          a.bootstrap_tokens == b.bootstrap_tokens && a.node_overlays == b.node_overlays;
 }
 
-// The snapshot as children keep it: without the pods and their models, so that thousands of
-// children holding an older snapshot (under pod churn, for ever) do not keep its pods alive.
+// The snapshot as children keep it: without the pods, so that thousands of children holding an
+// older snapshot (under pod churn, for ever) do not keep its pods alive.
 protocol::snapshot_ptr without_pods(const protocol::cluster_snapshot& snapshot) {
-  static const protocol::shared_objects<kube::pod> no_pods =
-      std::make_shared<const protocol::object_map<kube::pod>>();
-  static const std::shared_ptr<const protocol::pod_model_map> no_pod_models =
+  static const protocol::shared_pod_models no_pods =
       std::make_shared<const protocol::pod_model_map>();
   auto view = std::make_shared<protocol::cluster_snapshot>(snapshot);
   view->pods = no_pods;
-  view->pod_models = no_pod_models;
   return view;
 }
 

@@ -44,7 +44,7 @@ void evaluate(watcher_pointer self, const controller_context& ctx,
   const auto pass = ++st.pass;
   protocol::pods_pending out;
   for (const auto* pod : pods) {
-    const auto& uid = pod->metadata.uid;
+    const auto& uid = pod->pod->uid;
     auto [it, first] = st.reported.try_emplace(uid, watcher_state::report{now, pass});
     if (first || now - it->second.at_ms >= retrigger.count()) {
       out.uids.push_back(uid);

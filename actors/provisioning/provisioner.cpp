@@ -85,22 +85,22 @@ struct env {
   boundary_ptr boundary;
 };
 
-protocol::event_record pod_event(const kube::pod& pod, std::string type, event_reason reason,
+protocol::event_record pod_event(const model::pod& pod, std::string type, event_reason reason,
                                  std::string message) {
   protocol::event_record e;
   e.kind = "Pod";
   e.api_version = "v1";
-  e.namespace_ = pod.metadata.namespace_;
-  e.name = pod.metadata.name;
-  e.uid = pod.metadata.uid;
+  e.namespace_ = pod.namespace_;
+  e.name = pod.name;
+  e.uid = pod.uid;
   e.type = std::move(type);
   e.reason = reason.str();
   e.message = std::move(message);
   return e;
 }
 
-const kube::pod* pod_by_uid(const std::string& uid,
-                            const std::map<std::string, const kube::pod*>& index) {
+const model::pod* pod_by_uid(const std::string& uid,
+                             const std::map<std::string, const model::pod*>& index) {
   auto it = index.find(uid);
   return it == index.end() ? nullptr : it->second;
 }
@@ -170,10 +170,10 @@ void on_created(provisioner_pointer self, std::shared_ptr<env> e, const std::str
                                       {"pods", std::to_string(entry.pods.size())},
                                       {"instance-types", first}});
     if (st.latest && st.latest->pods) {
-      std::map<std::string, const kube::pod*> index;
+      std::map<std::string, const model::pod*> index;
       std::set<std::string> wanted(entry.pods.begin(), entry.pods.end());
       for (const auto& [key, p] : *st.latest->pods)
-        if (wanted.count(p->metadata.uid)) index[p->metadata.uid] = p.get();
+        if (wanted.count(p.pod->uid)) index[p.pod->uid] = p.pod.get();
       for (const auto& uid : entry.pods)
         if (const auto* pod = pod_by_uid(uid, index))
           record_event(e->ctx, pod_event(*pod, "Normal", "Nominated",
@@ -234,8 +234,8 @@ void reconcile(provisioner_state& st, const controller_context& ctx) {
   std::set<std::string> pending;
   if (snap.pods)
     for (const auto& [key, p] : *snap.pods)
-      if (st.nominations.count(p->metadata.uid) && is_provisionable(*p, snap))
-        pending.insert(p->metadata.uid);
+      if (st.nominations.count(p.pod->uid) && is_provisionable(*p.pod, snap))
+        pending.insert(p.pod->uid);
   for (auto it = st.nominations.begin(); it != st.nominations.end();) {
     const auto* claim = protocol::cluster_snapshot::find(snap.node_claims, it->second);
     bool holds = pending.count(it->first) &&
@@ -299,7 +299,7 @@ void run_batch(provisioner_pointer self, std::shared_ptr<env> e, const protocol:
 
   for (const auto& bind : plan.bindings) {
     const auto* pod = input.pending[bind.pod];
-    if (bind.in_flight) st.nominations[pod->metadata.uid] = bind.node;
+    if (bind.in_flight) st.nominations[pod->uid] = bind.node;
     record_event(e->ctx, pod_event(*pod, "Normal", "Nominated",
                                    std::string("Pod should schedule on: ") +
                                        (bind.in_flight ? "nodeclaim/" : "node/") + bind.node));
@@ -314,7 +314,7 @@ void run_batch(provisioner_pointer self, std::shared_ptr<env> e, const protocol:
     if (!stamped) continue;
     auto& entry = *stamped;
     for (std::size_t i : planned.pods) {
-      const auto& uid = input.pending[i]->metadata.uid;
+      const auto& uid = input.pending[i]->uid;
       entry.pods.push_back(uid);
       st.nominations[uid] = name;
     }

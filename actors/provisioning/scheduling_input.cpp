@@ -121,33 +121,33 @@ scheduling_input build_scheduling_input(const protocol::cluster_snapshot& snap,
   }
 
   if (snap.pods) {
-    // Bound pods share the snapshot's models (translated once per pod object).
-    protocol::pod_model_cursor models(snap.pod_models.get());
-    for (const auto& [key, p] : *snap.pods) {
-      const auto& pod = *p;
-      if (!pod.spec.node_name.empty()) {
-        if (pod.status.phase == "Succeeded" || pod.status.phase == "Failed") continue;
-        if (const auto& m = models.of(key, p)) s.bound_pods.push_back(*m);
+    // Bound pods share the snapshot's models (translated once per pod object); pending ones are
+    // few and copied, since the planner places them.
+    for (const auto& [key, entry] : *snap.pods) {
+      const auto& pod = *entry.pod;
+      if (!pod.node_name.empty()) {
+        if (model::is_terminal(pod)) continue;
+        if (entry.valid()) s.bound_pods.push_back(entry.pod);
         continue;
       }
       if (!is_provisionable(pod, snap)) continue;
-      auto m = kube::to_model(pod);
-      if (!m) {
-        in.invalid_pods.emplace_back(&pod, m.error().message);
+      if (!entry.valid()) {
+        in.invalid_pods.emplace_back(&pod, entry.invalid->message);
         continue;
       }
       // Requests whose sum does not fit would saturate; no node can hold them, say so.
-      if (auto requests = model::checked_pod_requests(*m); !requests) {
+      if (auto requests = model::checked_pod_requests(pod); !requests) {
         in.invalid_pods.emplace_back(&pod, requests.error().message);
         continue;
       }
-      auto nom = nominations.find(pod.metadata.uid);
+      model::pod m = pod;
+      auto nom = nominations.find(pod.uid);
       if (nom != nominations.end() && holding.count(nom->second)) {
-        m->node_name = nom->second;  // counted on the claim it was planned onto
-        s.bound_pods.push_back(model::share(std::move(*m)));
+        m.node_name = nom->second;  // counted on the claim it was planned onto
+        s.bound_pods.push_back(model::share(std::move(m)));
         continue;
       }
-      s.pods.push_back(std::move(*m));
+      s.pods.push_back(std::move(m));
       in.pending.push_back(&pod);
     }
   }

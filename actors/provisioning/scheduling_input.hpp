@@ -25,8 +25,8 @@ std::string node_class_blocker(const protocol::cluster_snapshot& snap, const std
 
 struct scheduling_input {
   scheduling::snapshot snap;
-  // Parallel to snap.pods: the API object each pending pod came from.
-  std::vector<const kube::pod*> pending;
+  // Parallel to snap.pods: the snapshot's pod each pending pod was copied from.
+  std::vector<const model::pod*> pending;
   // The API NodePool behind each entry of snap.nodepools, by name.
   std::map<std::string, const kube::node_pool*> pools;
   // NodePools left out and why, for a person ("NodePool \"a\": ProxmoxNodeClass \"b\" is not
@@ -34,7 +34,7 @@ struct scheduling_input {
   std::vector<std::string> skipped_pools;
   // Pods whose objects could not be translated, or whose requests cannot be represented, with
   // the error.
-  std::vector<std::pair<const kube::pod*, std::string>> invalid_pods;
+  std::vector<std::pair<const model::pod*, std::string>> invalid_pods;
 };
 
 // in_flight: NodeClaims created here and not in `snap` yet. nominations: pod UID -> NodeClaim

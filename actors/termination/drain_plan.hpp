@@ -1,14 +1,16 @@
 #pragma once
 // What draining a node means, as Karpenter's terminator decides it (karpenter-core.md 4.2), as
-// pure functions of the pods on the node, the wall clock and the NodeClaim's termination
-// deadline: which pods the drain waits for, which to evict now (only the first non-empty tier:
-// non-critical non-daemon, non-critical daemon, critical non-daemon, critical daemon), which a
-// do-not-disrupt annotation protects, and which the deadline forces out with a plain delete.
+// pure functions of the pods on the node (the snapshot's model pods), the wall clock and the
+// NodeClaim's termination deadline: which pods the drain waits for, which to evict now (only the
+// first non-empty tier: non-critical non-daemon, non-critical daemon, critical non-daemon, critical
+// daemon), which a do-not-disrupt annotation protects, and which the deadline forces out with a
+// plain delete.
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/model/pod.hpp"
 #include "protocol/kube/core_v1.hpp"
 #include "protocol/kube/karpenter_v1.hpp"
 
@@ -28,34 +30,31 @@ enum class drain_tier : int {
   critical_daemon = 3,
 };
 
-bool is_terminal(const kube::pod& p);  // Succeeded or Failed
-bool is_mirror(const kube::pod& p);    // a static pod's API mirror (kubelet owns it)
-bool is_daemon(const kube::pod& p);    // owned by a DaemonSet
-bool is_critical(const kube::pod& p);  // system-cluster-critical or system-node-critical
-bool is_terminating(const kube::pod& p);
-drain_tier tier_of(const kube::pod& p);
+bool is_mirror(const model::pod& p);    // a static pod's API mirror (kubelet owns it)
+bool is_critical(const model::pod& p);  // system-cluster-critical or system-node-critical
+drain_tier tier_of(const model::pod& p);
 
 // Tolerates karpenter.sh/disrupted:NoSchedule, so it would just come back: not drained.
-bool tolerates_disrupted_taint(const kube::pod& p);
+bool tolerates_disrupted_taint(const model::pod& p);
 
 // karpenter.sh/do-not-disrupt: "true" protects, a positive Go duration protects for that long
 // after status.startTime; anything else (or an expired duration) does not.
-bool do_not_disrupt_active(const kube::pod& p, std::int64_t now_ms);
+bool do_not_disrupt_active(const model::pod& p, std::int64_t now_ms);
 
 // A pod the drain must see gone: not terminal, not mirror, not tolerating the disrupted taint,
 // not stuck terminating for more than a minute past its deletionTimestamp.
-bool drain_waits_for(const kube::pod& p, std::int64_t now_ms);
+bool drain_waits_for(const model::pod& p, std::int64_t now_ms);
 
 struct drain_plan {
-  std::vector<const kube::pod*> waiting;       // not gone yet (drained when empty)
-  std::vector<const kube::pod*> evict;         // Eviction API now
-  std::vector<const kube::pod*> blocked;       // do-not-disrupt, until the deadline
-  std::vector<const kube::pod*> force_delete;  // the deadline leaves no more time
+  std::vector<const model::pod*> waiting;       // not gone yet (drained when empty)
+  std::vector<const model::pod*> evict;         // Eviction API now
+  std::vector<const model::pod*> blocked;       // do-not-disrupt, until the deadline
+  std::vector<const model::pod*> force_delete;  // the deadline leaves no more time
   bool drained() const { return waiting.empty(); }
 };
 
 // `deadline_ms`: the NodeClaim's termination deadline (nothing: wait for ever).
-drain_plan plan_drain(const std::vector<const kube::pod*>& pods_on_node, std::int64_t now_ms,
+drain_plan plan_drain(const std::vector<const model::pod*>& pods_on_node, std::int64_t now_ms,
                       std::optional<std::int64_t> deadline_ms);
 
 // Grace for a forced delete: the time left until the deadline, at least one second.

@@ -474,15 +474,18 @@ void finish_claim(self_ptr self, const std::string& key, const kube::node_claim&
 
 // --- draining -----------------------------------------------------------------------------
 
-void evict_pod(self_ptr self, const kube::pod& p, const kube::node* node, std::string reason) {
-  auto& attempt = self->state.pods[p.metadata.uid];
+void evict_pod(self_ptr self, const model::pod& p, const kube::node* node, std::string reason) {
+  auto& attempt = self->state.pods[p.uid];
   attempt.in_flight = true;
   kube::delete_options opts;
-  opts.precondition_uid = p.metadata.uid;
-  std::string uid = p.metadata.uid;
-  std::string ns = p.metadata.namespace_;
-  std::string name = p.metadata.name;
-  auto pod_meta = p.metadata;
+  opts.precondition_uid = p.uid;
+  std::string uid = p.uid;
+  std::string ns = p.namespace_;
+  std::string name = p.name;
+  kube::object_meta pod_meta;  // what names the pod in its Event
+  pod_meta.namespace_ = p.namespace_;
+  pod_meta.name = p.name;
+  pod_meta.uid = p.uid;
   std::optional<kube::object_meta> node_meta;
   if (node) node_meta = node->metadata;
   self->state.ctx.kube->evict(
@@ -527,20 +530,19 @@ void evict_pod(self_ptr self, const kube::pod& p, const kube::node* node, std::s
       }));
 }
 
-void force_delete_pod(self_ptr self, const kube::pod& p, std::int64_t grace_seconds,
+void force_delete_pod(self_ptr self, const model::pod& p, std::int64_t grace_seconds,
                       std::string reason) {
-  auto& attempt = self->state.pods[p.metadata.uid];
+  auto& attempt = self->state.pods[p.uid];
   attempt.in_flight = true;
   kube::delete_options opts;
-  opts.precondition_uid = p.metadata.uid;
+  opts.precondition_uid = p.uid;
   opts.grace_period_seconds = grace_seconds;
-  std::string uid = p.metadata.uid;
-  std::string pod = p.metadata.namespace_ + "/" + p.metadata.name;
+  std::string uid = p.uid;
+  std::string pod = p.namespace_ + "/" + p.name;
   self->state.log.warn("deleting pod: the termination grace period leaves no more time",
                        {{"pod", pod}, {"grace_seconds", std::to_string(grace_seconds)}});
   self->state.ctx.kube->remove<kube::pod>(
-      {p.metadata.namespace_, p.metadata.name}, opts,
-      back<status>(self, [self, uid, pod, reason](status s) {
+      {p.namespace_, p.name}, opts, back<status>(self, [self, uid, pod, reason](status s) {
         auto& a = self->state.pods[uid];
         a.in_flight = false;
         if (s) {
@@ -556,12 +558,12 @@ void force_delete_pod(self_ptr self, const kube::pod& p, std::int64_t grace_seco
       }));
 }
 
-std::vector<const kube::pod*> pods_on(const cluster_snapshot& s, const std::string& node) {
-  std::vector<const kube::pod*> out;
+std::vector<const model::pod*> pods_on(const cluster_snapshot& s, const std::string& node) {
+  std::vector<const model::pod*> out;
   if (!s.pods) return out;
   for (const auto& [key, p] : *s.pods) {
     (void)key;
-    if (p->spec.node_name == node) out.push_back(p.get());
+    if (p.pod->node_name == node) out.push_back(p.pod.get());
   }
   return out;
 }
@@ -579,8 +581,8 @@ bool drain(self_ptr self, job& j, const kube::node& node, const kube::node_claim
   auto& st = self->state;
   if (j.drain_started_ms == 0) j.drain_started_ms = now;
   auto plan = plan_drain(pods_on(*st.snap, node.metadata.name), now, deadline);
-  auto ready = [&](const kube::pod& p) {
-    auto& a = st.pods[p.metadata.uid];
+  auto ready = [&](const model::pod& p) {
+    auto& a = st.pods[p.uid];
     return !a.in_flight && now >= a.next_ms;
   };
   std::string reason = disruption_reason(claim);
@@ -591,10 +593,10 @@ bool drain(self_ptr self, job& j, const kube::node& node, const kube::node_claim
     if (ready(*p)) evict_pod(self, *p, &node, reason);
   }
   for (const auto* p : plan.blocked) {
-    auto& a = st.pods[p->metadata.uid];
+    auto& a = st.pods[p->uid];
     if (a.reported) continue;
     a.reported = true;
-    std::string pod = p->metadata.namespace_ + "/" + p->metadata.name;
+    std::string pod = p->namespace_ + "/" + p->name;
     st.log.info("pod blocks the drain with karpenter.sh/do-not-disrupt until the deadline",
                 {{"pod", pod}, {"node", node.metadata.name}});
     node_event(self, node, "Warning", "FailedDraining",
@@ -757,7 +759,7 @@ void reconcile(self_ptr self) {
     if (s.pods) {
       for (const auto& [key, p] : *s.pods) {
         (void)key;
-        live.insert(p->metadata.uid);
+        live.insert(p.pod->uid);
       }
     }
     std::erase_if(st.pods,

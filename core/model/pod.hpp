@@ -76,13 +76,16 @@ struct pod {
   shared_vector<pod_volume> volumes;
   shared_vector<owner_reference> owners;
   std::int32_t priority = 0;
+  std::string priority_class_name;  // the drain evicts system-*-critical pods last
+  std::optional<std::int64_t> termination_grace_seconds;  // spec.terminationGracePeriodSeconds
   std::int64_t creation_unix_ms = 0;
-  std::optional<std::int64_t> start_unix_ms;  // status.startTime: set once the kubelet took it
-  std::string node_name;                      // empty while pending
-  std::string nominated_node_name;            // set while preempting
-  std::string phase = "Pending";              // Pending, Running, Succeeded, Failed
-  bool terminating = false;                   // deletionTimestamp set
-  bool unschedulable = false;                 // condition PodScheduled=False reason Unschedulable
+  std::optional<std::int64_t> start_unix_ms;     // status.startTime: set once the kubelet took it
+  std::string node_name;                         // empty while pending
+  std::string nominated_node_name;               // set while preempting
+  std::string phase = "Pending";                 // Pending, Running, Succeeded, Failed
+  bool terminating = false;                      // deletionTimestamp set
+  std::optional<std::int64_t> deletion_unix_ms;  // deletionTimestamp, when it parses
+  bool unschedulable = false;  // condition PodScheduled=False reason Unschedulable
 
   friend bool operator==(const pod&, const pod&) = default;
 };

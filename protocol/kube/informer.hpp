@@ -23,6 +23,10 @@ struct informer_callbacks {
   std::function<void(std::vector<std::shared_ptr<const T>> items,
                      const std::string& resource_version)>
       on_replace;
+  // Optional: when set, list items are handed over a page at a time as they are decoded
+  // (`first`: a new list starts) instead of being collected, and on_replace ends the list with
+  // no items. For kinds whose objects the receiver keeps in another form (pods).
+  std::function<void(std::vector<std::shared_ptr<const T>> items, bool first)> on_list_page;
   // "ADDED", "MODIFIED" or "DELETED" with the object (its last state for DELETED).
   std::function<void(std::string_view type, T object)> on_event;
   // Failures the loop recovers from by itself (reported for logs and metrics). Optional.
@@ -43,10 +47,13 @@ std::shared_ptr<watch_handle> start_informer(client& c, const std::string& names
     auto page = decode_list<T>(body);
     if (!page) return page.error();
     if (first) *version = page->resource_version;
+    std::vector<std::shared_ptr<const T>> paged;
+    auto& into = cb->on_list_page ? paged : *pending;
     for (auto& item : page->items) {
       if (cb->keep) cb->keep(item);
-      pending->push_back(std::make_shared<const T>(std::move(item)));
+      into.push_back(std::make_shared<const T>(std::move(item)));
     }
+    if (cb->on_list_page) cb->on_list_page(std::move(paged), first);
     return list_page_info{page->resource_version, page->continue_token};
   };
   rc.on_list_done = [pending, version, cb] {

@@ -328,16 +328,45 @@ auto as_result(T value) -> result<T> {
   return value;
 }
 
-}  // namespace
-
-result<model::pod> to_model(const pod& p, pod_part_models* parts) {
-  const std::string where = "Pod " + object_name(p.metadata);
-  model::pod out;
+// What cannot fail to translate: identity, labels, ownership, tolerations, volumes, priority and
+// state, everything a reader needs to name, drain or count a pod.
+void read_pod_state(const pod& p, pod_part_models* parts, model::pod& out) {
   out.name = p.metadata.name;
   out.namespace_ = p.metadata.namespace_;
   out.uid = p.metadata.uid;
   out.labels = labels_model(parts, p.metadata.labels);
   out.annotations = labels_model(parts, p.metadata.annotations);
+  out.node_selector = labels_model(parts, p.spec.node_selector);
+  out.tolerations =
+      *part_model(parts != nullptr ? &parts->tolerations : nullptr, p.spec.tolerations,
+                  [](const auto& in) { return as_result(tolerations_of(in)); });
+  // A generic ephemeral volume's claim is named after the pod: such a list is the pod's own.
+  const bool ephemeral = std::any_of(p.spec.volumes.begin(), p.spec.volumes.end(),
+                                     [](const volume& v) { return v.ephemeral; });
+  out.volumes =
+      *part_model(parts != nullptr && !ephemeral ? &parts->volumes : nullptr, p.spec.volumes,
+                  [&](const auto& in) { return as_result(volumes_of(in, p.metadata.name)); });
+  out.owners = *part_model(parts != nullptr ? &parts->owners : nullptr, p.metadata.owner_references,
+                           [](const auto& in) { return as_result(owners_of(in)); });
+  out.priority = static_cast<std::int32_t>(p.spec.priority.value_or(0));
+  out.priority_class_name = p.spec.priority_class_name;
+  out.termination_grace_seconds = p.spec.termination_grace_period_seconds;
+  out.creation_unix_ms = parse_rfc3339_ms(p.metadata.creation_timestamp).value_or(0);
+  if (!p.status.start_time.empty()) out.start_unix_ms = parse_rfc3339_ms(p.status.start_time);
+  out.node_name = p.spec.node_name;
+  out.nominated_node_name = p.status.nominated_node_name;
+  if (!p.status.phase.empty()) out.phase = p.status.phase;
+  out.terminating = p.metadata.deletion_timestamp.has_value();
+  if (out.terminating) out.deletion_unix_ms = parse_rfc3339_ms(*p.metadata.deletion_timestamp);
+  for (const auto& c : p.status.conditions) {
+    if (c.type == "PodScheduled" && c.status == "False" && c.reason == "Unschedulable")
+      out.unschedulable = true;
+  }
+}
+
+// What can fail (quantities, selector operators): resources, affinity and spread constraints.
+status read_pod_requirements(const pod& p, pod_part_models* parts, model::pod& out) {
+  const std::string where = "Pod " + object_name(p.metadata);
   auto* containers_memo = parts != nullptr ? &parts->containers : nullptr;
   auto containers = part_model(containers_memo, p.spec.containers, [&](const auto& in) {
     return containers_of(in, where + " spec.containers");
@@ -352,7 +381,6 @@ result<model::pod> to_model(const pod& p, pod_part_models* parts) {
   auto overhead = resources(p.spec.overhead, where + " spec.overhead");
   if (!overhead) return overhead.error();
   out.overhead = std::move(*overhead);
-  out.node_selector = labels_model(parts, p.spec.node_selector);
   if (p.spec.affinity) {
     const auto& a = *p.spec.affinity;
     if (a.node_affinity) {
@@ -387,33 +415,27 @@ result<model::pod> to_model(const pod& p, pod_part_models* parts) {
     if (!paa) return paa.error();
     out.pod_anti_affinity = std::move(*paa);
   }
-  out.tolerations =
-      *part_model(parts != nullptr ? &parts->tolerations : nullptr, p.spec.tolerations,
-                  [](const auto& in) { return as_result(tolerations_of(in)); });
   auto spread =
       part_model(parts != nullptr ? &parts->spread : nullptr, p.spec.topology_spread_constraints,
                  [&](const auto& in) { return spread_of(in, where); });
   if (!spread) return spread.error();
   out.topology_spread = std::move(*spread);
-  // A generic ephemeral volume's claim is named after the pod: such a list is the pod's own.
-  const bool ephemeral = std::any_of(p.spec.volumes.begin(), p.spec.volumes.end(),
-                                     [](const volume& v) { return v.ephemeral; });
-  out.volumes =
-      *part_model(parts != nullptr && !ephemeral ? &parts->volumes : nullptr, p.spec.volumes,
-                  [&](const auto& in) { return as_result(volumes_of(in, p.metadata.name)); });
-  out.owners = *part_model(parts != nullptr ? &parts->owners : nullptr, p.metadata.owner_references,
-                           [](const auto& in) { return as_result(owners_of(in)); });
-  out.priority = static_cast<std::int32_t>(p.spec.priority.value_or(0));
-  out.creation_unix_ms = parse_rfc3339_ms(p.metadata.creation_timestamp).value_or(0);
-  if (!p.status.start_time.empty()) out.start_unix_ms = parse_rfc3339_ms(p.status.start_time);
-  out.node_name = p.spec.node_name;
-  out.nominated_node_name = p.status.nominated_node_name;
-  if (!p.status.phase.empty()) out.phase = p.status.phase;
-  out.terminating = p.metadata.deletion_timestamp.has_value();
-  for (const auto& c : p.status.conditions) {
-    if (c.type == "PodScheduled" && c.status == "False" && c.reason == "Unschedulable")
-      out.unschedulable = true;
-  }
+  return {};
+}
+
+}  // namespace
+
+result<model::pod> to_model(const pod& p, pod_part_models* parts) {
+  model::pod out;
+  read_pod_state(p, parts, out);
+  if (auto read = read_pod_requirements(p, parts, out); !read) return read.error();
+  return out;
+}
+
+model::pod to_model(const pod& p, pod_part_models* parts, std::optional<kp::error>& invalid) {
+  model::pod out;
+  read_pod_state(p, parts, out);
+  if (auto read = read_pod_requirements(p, parts, out); !read) invalid = read.error();
   return out;
 }
 

@@ -27,6 +27,10 @@ std::string format_rfc3339(std::int64_t unix_ms);
 // With `parts`, the model shares each part with every pod translated through it whose object
 // shares that part (pod_part_models.hpp); without, every part is the model's own.
 result<model::pod> to_model(const pod& p, pod_part_models* parts = nullptr);
+// As to_model, but always a pod: when a part cannot be translated, `invalid` says why and the
+// pod lacks requirements (resources, affinity, spread) from that part on. Identity, labels,
+// ownership, tolerations, volumes, priority and state are always read.
+model::pod to_model(const pod& p, pod_part_models* parts, std::optional<kp::error>& invalid);
 // csi (optional) adds the node's CSI attach limits.
 result<model::node> to_model(const node& n, const csi_node* csi = nullptr);
 result<model::nodepool> to_model(const node_pool& p);

@@ -226,8 +226,10 @@ struct counted_pods : object_gauges::source {
 
 // Series p0..p<count-1>, handed out in batches.
 struct numbered_pods : object_gauges::source {
+  explicit numbered_pods(int n) : count(n) {}
   int count = 0;
   mutable std::vector<std::size_t> batches;
+  std::size_t size() const override { return static_cast<std::size_t>(count); }
   void collect(std::size_t batch_size, const object_gauges::batch_sink& flush) const override {
     std::vector<prometheus::ClientMetric> out;
     for (int i = 0; i < count; ++i) {
@@ -248,18 +250,26 @@ struct numbered_pods : object_gauges::source {
   }
 };
 
-TEST(Metrics, AnObjectFamilyScrapedInBatchesReadsAsOneFamilyWithEverySeries) {
-  auto source = std::make_shared<numbered_pods>();
-  source->count = 7;
-  object_gauges batched("kp_pods_state", "one series per pod", 3);
-  batched.set(source);
-  std::ostringstream streamed;
-  batched.serialize(streamed);
-  EXPECT_EQ(source->batches, (std::vector<std::size_t>{3, 3, 1}));
+std::string serialized(const object_gauges& family) {
+  std::string out;
+  family.serialize(out);
+  return out;
+}
+
+// The family's text as prometheus-cpp writes it with every series collected at once.
+std::string whole_text(const object_gauges& family) {
   std::ostringstream whole;
-  prometheus::TextSerializer{}.Serialize(whole, batched.Collect());
-  EXPECT_EQ(streamed.str(), whole.str());
-  const auto text = streamed.str();
+  prometheus::TextSerializer{}.Serialize(whole, family.Collect());
+  return whole.str();
+}
+
+TEST(Metrics, AnObjectFamilyScrapedInBatchesReadsAsOneFamilyWithEverySeries) {
+  object_gauges batched("kp_pods_state", "one series per pod", 3);
+  auto source = std::make_shared<numbered_pods>(7);
+  batched.set(source);
+  const auto text = serialized(batched);
+  EXPECT_EQ(source->batches, (std::vector<std::size_t>{3, 3, 1}));
+  EXPECT_EQ(text, whole_text(batched));
   EXPECT_EQ(text.find("# TYPE kp_pods_state gauge"), text.rfind("# TYPE kp_pods_state gauge"));
   for (int i = 0; i < 7; ++i)
     EXPECT_NE(text.find("kp_pods_state{name=\"p" + std::to_string(i) + "\",phase=\"Running\"} 1"),
@@ -267,9 +277,17 @@ TEST(Metrics, AnObjectFamilyScrapedInBatchesReadsAsOneFamilyWithEverySeries) {
         << i << "\n"
         << text;
   object_gauges empty("kp_pods_state", "one series per pod", 3);
-  std::ostringstream header;
-  empty.serialize(header);
-  EXPECT_EQ(header.str(), "# HELP kp_pods_state one series per pod\n# TYPE kp_pods_state gauge\n");
+  EXPECT_EQ(serialized(empty),
+            "# HELP kp_pods_state one series per pod\n# TYPE kp_pods_state gauge\n");
+}
+
+TEST(Metrics, AnObjectFamilysTextIsSizedForEverySeriesOnceItsFirstBatchIsWritten) {
+  object_gauges batched("kp_pods_state", "one series per pod", 100);
+  batched.set(std::make_shared<numbered_pods>(1000));
+  const auto text = serialized(batched);
+  EXPECT_EQ(text, whole_text(batched));
+  // Grown by doubling, the buffer would end anywhere up to twice the text.
+  EXPECT_LE(text.capacity(), text.size() * 12 / 10) << text.size();
 }
 
 TEST(Endpoints, AnObjectFamilyIsServedWithThePerObjectFamiliesAndMadeOnlyWhenAskedFor) {

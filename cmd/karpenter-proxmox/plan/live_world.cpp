@@ -63,7 +63,8 @@ result<live_world> read_kubernetes(kube::client& kube, const std::string& cluste
     }
     into = std::move(*listed);
   };
-  fill(snap.pods);
+  fill(world.pods);
+  if (world.pods) snap.pods = protocol::pod_models_of(*world.pods);
   fill(snap.nodes);
   fill(snap.node_claims);
   fill(snap.node_pools);

@@ -29,7 +29,10 @@ struct region_reading {
 };
 
 struct live_world {
-  protocol::cluster_snapshot snapshot;
+  protocol::cluster_snapshot snapshot;  // its pods translated from `pods`
+  // The pods as the API listed them: the view shows their scheduling conditions' texts, which
+  // the snapshot's model pods do not carry.
+  protocol::shared_objects<kube::pod> pods;
   std::string cluster_name;  // CLUSTER_NAME, else the kube-system namespace's UID
   std::vector<region_reading> regions;
 };

@@ -20,21 +20,22 @@ namespace {
 namespace nc = actors::nodeclaim;
 namespace region = actors::region;
 
-std::string key_of(const kube::pod& p) {
-  return p.metadata.namespace_ + "/" + p.metadata.name;
+std::string key_of(const model::pod& p) {
+  return p.namespace_ + "/" + p.name;
 }
 
-bool is_added(const kube::pod& p) {
-  return p.metadata.uid.rfind(added_pod_uid_prefix, 0) == 0;
+bool is_added(const model::pod& p) {
+  return p.uid.rfind(added_pod_uid_prefix, 0) == 0;
 }
 
 // The snapshot the controller would see once the added pods exist.
 protocol::cluster_snapshot with_added_pods(const protocol::cluster_snapshot& live,
                                            const std::vector<kube::pod>& added) {
   protocol::cluster_snapshot snap = live;
-  auto pods = std::make_shared<protocol::object_map<kube::pod>>();
+  auto pods = std::make_shared<protocol::pod_model_map>();
   if (live.pods) *pods = *live.pods;
-  for (const auto& p : added) (*pods)[key_of(p)] = std::make_shared<const kube::pod>(p);
+  for (const auto& p : added)
+    pods->insert_or_assign(protocol::object_key_of(p), protocol::translated(p));
   snap.pods = std::move(pods);
   return snap;
 }

@@ -52,7 +52,8 @@ struct kube_index {
   std::map<std::string, std::vector<std::string>> pods_by_node;
 };
 
-kube_index index_of(const protocol::cluster_snapshot& snap) {
+kube_index index_of(const protocol::cluster_snapshot& snap,
+                    const protocol::shared_objects<kube::pod>& pods) {
   kube_index ix;
   if (snap.node_claims) {
     for (const auto& [name, claim] : *snap.node_claims) {
@@ -68,8 +69,8 @@ kube_index index_of(const protocol::cluster_snapshot& snap) {
         ix.node_by_vm[{id->region, id->vmid}] = node.get();
     }
   }
-  if (snap.pods) {
-    for (const auto& [key, pod] : *snap.pods)
+  if (pods) {
+    for (const auto& [key, pod] : *pods)
       if (!pod->spec.node_name.empty() && !finished(*pod))
         ix.pods_by_node[pod->spec.node_name].push_back(key_of(pod->metadata));
   }
@@ -185,7 +186,7 @@ view_snapshot build_view_snapshot(const view_input& in) {
   out.taken_unix_ms = in.now_unix_ms;
   const auto regions = plan::placement_view(world, in.node_settings, out.notes);
   const auto types = plan::offered_types(in.instance_types, regions);
-  const auto ix = index_of(world.snapshot);
+  const auto ix = index_of(world.snapshot, world.pods);
 
   std::map<std::string, std::string> host_of_claim;
   for (const auto& reading : world.regions) {
@@ -212,8 +213,8 @@ view_snapshot build_view_snapshot(const view_input& in) {
     }
   }
 
-  if (world.snapshot.pods) {
-    for (const auto& [key, pod] : *world.snapshot.pods) {
+  if (world.pods) {
+    for (const auto& [key, pod] : *world.pods) {
       if (!pod->spec.node_name.empty() || pod->status.phase != "Pending" ||
           pod->metadata.deletion_timestamp)
         continue;

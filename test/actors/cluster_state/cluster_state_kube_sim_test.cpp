@@ -69,6 +69,10 @@ bool has(const shared_objects<T>& objects, const std::string& key) {
   return cluster_snapshot::find(objects, key) != nullptr;
 }
 
+bool has(const shared_pod_models& pods, const std::string& key) {
+  return cluster_snapshot::find(pods, key) != nullptr;
+}
+
 template <class T>
 std::string label_of(const shared_objects<T>& objects, const std::string& key,
                      const std::string& label) {
@@ -76,6 +80,14 @@ std::string label_of(const shared_objects<T>& objects, const std::string& key,
   if (o == nullptr) return "<absent>";
   auto it = o->metadata.labels.find(label);
   return it == o->metadata.labels.end() ? "<unset>" : it->second;
+}
+
+std::string label_of(const shared_pod_models& pods, const std::string& key,
+                     const std::string& label) {
+  const model::pod* p = cluster_snapshot::find(pods, key);
+  if (p == nullptr) return "<absent>";
+  auto it = p->labels.find(label);
+  return it == p->labels.end() ? "<unset>" : it->second;
 }
 
 constexpr const char* objects_yaml = R"(apiVersion: v1

@@ -201,53 +201,111 @@ TEST_F(ClusterState, kindsThatDidNotChangeShareTheirMapWithThePreviousSnapshot) 
   add(make_pod("default", "b"));
   pass(50ms);
   ASSERT_EQ(in->snapshots.size(), 3u);
-  EXPECT_EQ(in->snapshots[2]->pods->at("default/a"), after.pods->at("default/a"));
+  EXPECT_EQ(in->snapshots[2]->pods->at("default/a").pod, after.pods->at("default/a").pod);
 }
 
-TEST_F(ClusterState, eachPodObjectIsTranslatedOnceAndItsModelSharedUntilTheObjectChanges) {
+// A pod object as the API serves it: with a uid and a resourceVersion.
+std::shared_ptr<const kube::pod> versioned_pod(const std::string& name, const std::string& rv,
+                                               const std::string& node = "") {
+  auto p = std::make_shared<kube::pod>(*make_pod("default", name, node, "Running"));
+  p->metadata.uid = "uid-" + name;
+  p->metadata.resource_version = rv;
+  return p;
+}
+
+template <class... Pods>
+std::shared_ptr<const object_map<kube::pod>> pod_page(const Pods&... pods) {
+  auto out = std::make_shared<object_map<kube::pod>>();
+  (out->try_emplace(object_key_of(*pods), pods), ...);
+  return out;
+}
+
+TEST_F(ClusterState, eachPodObjectIsTranslatedOnceAndHeldOnlyAsItsModel) {
   start();
   auto in = subscribe();
   sync();
-  auto a = make_pod("default", "a", "node-1", "Running");
+  auto a = versioned_pod("a", "10", "node-1");
+  std::weak_ptr<const kube::pod> a_object = a;
   add(a);
-  add(make_pod("default", "b", "node-1", "Running"));
+  add(versioned_pod("b", "11", "node-1"));
   pass(50ms);
   ASSERT_EQ(in->snapshots.size(), 2u);
   const auto first = in->snapshots[1];
-  ASSERT_TRUE(first->pod_models);
-  ASSERT_EQ(first->pod_models->size(), 2u);
-  const auto& model_a = first->pod_models->at("default/a");
-  EXPECT_EQ(model_a.object, a);
-  ASSERT_TRUE(model_a.model);
-  EXPECT_EQ(model_a.model.value()->name, "a");
-  EXPECT_EQ(model_a.model.value()->node_name, "node-1");
+  ASSERT_EQ(first->pods->size(), 2u);
+  const auto& model_a = first->pods->at("default/a");
+  EXPECT_TRUE(model_a.valid());
+  EXPECT_EQ(model_a.resource_version, "10");
+  EXPECT_EQ(model_a.pod->name, "a");
+  EXPECT_EQ(model_a.pod->node_name, "node-1");
+  a.reset();
+  EXPECT_TRUE(a_object.expired()) << "the API object outlives its translation";
 
   // b changes, c arrives, a is deleted: only the new objects are translated.
-  auto b2 = make_pod("default", "b", "node-2", "Running");
-  add(b2);
-  add(make_pod("default", "c"));
-  remove(a);
+  add(versioned_pod("b", "12", "node-2"));
+  add(versioned_pod("c", "13"));
+  remove(versioned_pod("a", "14", "node-1"));
   pass(50ms);
   ASSERT_EQ(in->snapshots.size(), 3u);
   const auto second = in->snapshots[2];
-  EXPECT_FALSE(second->pod_models->contains("default/a"));
-  EXPECT_EQ(second->pod_models->at("default/b").model.value()->node_name, "node-2");
-  EXPECT_TRUE(second->pod_models->contains("default/c"));
-  EXPECT_EQ(first->pod_models->size(), 2u);  // the published models were not written
+  EXPECT_FALSE(second->pods->contains("default/a"));
+  EXPECT_EQ(second->pods->at("default/b").pod->node_name, "node-2");
+  EXPECT_TRUE(second->pods->contains("default/c"));
+  EXPECT_EQ(first->pods->size(), 2u);  // the published map was not written
+}
 
-  // A relist that repeats c's object keeps its model; d is new.
-  auto c = second->pods->at("default/c");
-  auto relisted = std::make_shared<object_map<kube::pod>>();
-  relisted->try_emplace("default/c", c);
-  relisted->try_emplace("default/d", make_pod("default", "d"));
-  caf::anon_send(cs_, objects_replaced<kube::pod>{relisted});
+TEST_F(ClusterState, aRelistInPagesKeepsTheModelsOfObjectsItRepeatsAndTranslatesTheRest) {
+  start();
+  auto in = subscribe();
+  sync();
+  add(versioned_pod("b", "20", "node-1"));
+  add(versioned_pod("c", "21", "node-1"));
+  pass(50ms);
+  ASSERT_EQ(in->snapshots.size(), 2u);
+  const auto before = in->snapshots[1];
+  // A relist in two pages: b repeated, c changed, d new. Nothing is published before the last.
+  caf::anon_send(cs_, objects_replaced<kube::pod>{
+                          pod_page(versioned_pod("b", "20", "node-1"), versioned_pod("c", "22")),
+                          true, false});
+  pass(50ms);
+  EXPECT_EQ(in->snapshots.size(), 2u) << "a list is published once complete";
+  caf::anon_send(cs_, objects_replaced<kube::pod>{pod_page(versioned_pod("d", "23")), false, true});
+  pass(50ms);
+  ASSERT_EQ(in->snapshots.size(), 3u);
+  const auto after = in->snapshots[2];
+  ASSERT_EQ(after->pods->size(), 3u);
+  EXPECT_EQ(after->pods->at("default/b").pod, before->pods->at("default/b").pod);
+  EXPECT_NE(after->pods->at("default/c").pod, before->pods->at("default/c").pod);
+  EXPECT_EQ(after->pods->at("default/c").pod->node_name, "");
+  EXPECT_EQ(after->pods->at("default/d").pod->name, "d");
+  // A pod of the same name and version but another uid is another pod.
+  auto other_b = std::make_shared<kube::pod>(*versioned_pod("b", "20", "node-1"));
+  other_b->metadata.uid = "uid-b-again";
+  caf::anon_send(cs_, objects_replaced<kube::pod>{pod_page(other_b)});
   pass(50ms);
   ASSERT_EQ(in->snapshots.size(), 4u);
-  const auto third = in->snapshots[3];
-  ASSERT_EQ(third->pod_models->size(), 2u);
-  EXPECT_EQ(third->pod_models->at("default/c").model.value().get(),
-            second->pod_models->at("default/c").model.value().get());
-  EXPECT_EQ(third->pod_models->at("default/d").model.value()->name, "d");
+  EXPECT_EQ(in->snapshots[3]->pods->at("default/b").pod->uid, "uid-b-again");
+  EXPECT_EQ(in->snapshots[3]->pods->size(), 1u);
+}
+
+TEST_F(ClusterState, aPodWhoseObjectCannotBeTranslatedKeepsItsNameAndState) {
+  start();
+  auto in = subscribe();
+  sync();
+  auto bad = std::make_shared<kube::pod>(*versioned_pod("bad", "30", "node-1"));
+  kube::container c;
+  c.name = "main";
+  c.resources.requests = {{"cpu", "lots"}};
+  bad->spec.containers.push_back(c);
+  bad->spec.priority_class_name = "system-node-critical";
+  add(bad);
+  pass(50ms);
+  ASSERT_EQ(in->snapshots.size(), 2u);
+  const auto& entry = in->snapshots[1]->pods->at("default/bad");
+  ASSERT_FALSE(entry.valid());
+  EXPECT_NE(entry.invalid->message.find("bad"), std::string::npos);
+  EXPECT_EQ(entry.pod->uid, "uid-bad");
+  EXPECT_EQ(entry.pod->node_name, "node-1");
+  EXPECT_EQ(entry.pod->priority_class_name, "system-node-critical");
 }
 
 TEST_F(ClusterState, aLateSubscriberGetsTheLatestSnapshotAtOnce) {

@@ -127,16 +127,7 @@ TEST(DisruptionInput, AMalformedObjectIsLeftOutAndNamed) {
   EXPECT_TRUE(in.cluster.state.bound_pods.empty());
 }
 
-// The snapshot as cluster_state publishes it: every pod's model translated once, beside it.
-protocol::snapshot_ptr with_models(protocol::snapshot_ptr snap) {
-  auto out = std::make_shared<protocol::cluster_snapshot>(*snap);
-  auto models = std::make_shared<protocol::pod_model_map>();
-  for (const auto& [key, p] : *snap->pods) models->try_emplace(key, protocol::translated(p));
-  out->pod_models = std::move(models);
-  return out;
-}
-
-TEST(DisruptionInput, BoundPodsAreTheSnapshotsModelsAndTheSameAsPodsTranslatedAfresh) {
+TEST(DisruptionInput, BoundPodsAreTheSnapshotsOwnModelsEqualToPodsTranslatedAfresh) {
   snapshot_builder b;
   b.add_node("a");
   b.add_pod("a", "web-1");
@@ -144,40 +135,15 @@ TEST(DisruptionInput, BoundPodsAreTheSnapshotsModelsAndTheSameAsPodsTranslatedAf
   b.add_pod("", "waiting");
   b.add_pod("a", "bad").spec.containers[0].resources.requests["cpu"] = "lots";
   const auto types = instance_types::builtin_instance_types();
-  auto snap = with_models(b.build());
-  auto fresh = to_disruption_input(*b.build(), types, b.now);
-  auto shared = to_disruption_input(*snap, types, b.now);
-  auto models = [](const disruption_input& in) {
-    std::vector<model::pod> out;
-    for (const auto& p : in.cluster.state.bound_pods) out.push_back(*p);
-    return out;
-  };
-  EXPECT_EQ(models(shared), models(fresh));
-  EXPECT_EQ(shared.cluster.state.pods, fresh.cluster.state.pods);
-  EXPECT_EQ(shared.skipped, fresh.skipped);
-  ASSERT_EQ(shared.cluster.state.bound_pods.size(), 2u);
-  EXPECT_EQ(shared.cluster.state.bound_pods[0].get(),
-            snap->pod_models->at("default/web-1").model.value().get());
-  ASSERT_EQ(shared.skipped.size(), 1u);  // named from the snapshot's failed translation
-  EXPECT_NE(shared.skipped[0].find("bad"), std::string::npos);
-}
-
-TEST(DisruptionInput, APodWhoseObjectIsNotTheOneTheSnapshotTranslatedIsTranslatedAfresh) {
-  snapshot_builder b;
-  b.add_node("a");
-  b.add_pod("a", "web-1");
-  b.add_pod("a", "web-2");
-  auto models = with_models(b.build())->pod_models;
-  auto replaced = std::make_shared<kube::pod>(*b.pods.at("default/web-2"));
-  replaced->spec.containers[0].resources.requests["cpu"] = "700m";
-  b.pods["default/web-2"] = replaced;
-  auto snap = std::make_shared<protocol::cluster_snapshot>(*b.build());
-  snap->pod_models = models;
-  auto in = to_disruption_input(*snap, instance_types::builtin_instance_types(), b.now);
-  std::map<std::string, std::int64_t> cpu;
-  for (const auto& p : in.cluster.state.bound_pods)
-    cpu[p->name] = model::pod_requests(*p).milli("cpu");
-  EXPECT_EQ(cpu, (std::map<std::string, std::int64_t>{{"web-1", 100}, {"web-2", 700}}));
+  auto snap = b.build();
+  auto in = to_disruption_input(*snap, types, b.now);
+  ASSERT_EQ(in.cluster.state.bound_pods.size(), 2u);
+  EXPECT_EQ(in.cluster.state.bound_pods[0].get(), snap->pods->at("default/web-1").pod.get());
+  EXPECT_EQ(*in.cluster.state.bound_pods[1], kube::to_model(*b.pods.at("default/web-2")).value());
+  ASSERT_EQ(in.cluster.state.pods.size(), 1u);
+  EXPECT_EQ(in.cluster.state.pods[0], kube::to_model(*b.pods.at("default/waiting")).value());
+  ASSERT_EQ(in.skipped.size(), 1u);  // named from the snapshot's failed translation
+  EXPECT_NE(in.skipped[0].find("bad"), std::string::npos);
 }
 
 TEST(DisruptionInput, APassOverAnUnchangedPodSharesItsModelInsteadOfCopyingIt) {
@@ -185,7 +151,7 @@ TEST(DisruptionInput, APassOverAnUnchangedPodSharesItsModelInsteadOfCopyingIt) {
   b.add_node("a");
   b.add_pod("a", "web-1");
   const auto types = instance_types::builtin_instance_types();
-  auto snap = with_models(b.build());
+  auto snap = b.build();
   auto first = to_disruption_input(*snap, types, b.now);
   auto second = to_disruption_input(*snap, types, b.now);
   ASSERT_EQ(first.cluster.state.bound_pods.size(), 1u);

@@ -131,7 +131,7 @@ class DisruptionKubeSim : public ::testing::Test {
     s->nodes = objects<kube::node>();
     s->node_claims = objects<kube::node_claim>();
     s->node_pools = objects<kube::node_pool>();
-    s->pods = objects<kube::pod>();
+    s->pods = protocol::pod_models_of(*objects<kube::pod>());
     s->pod_disruption_budgets = objects<kube::pod_disruption_budget>();
     return s;
   }

@@ -152,7 +152,7 @@ struct snapshot_builder {
     s->nodes = std::make_shared<protocol::object_map<kube::node>>(nodes);
     s->node_claims = std::make_shared<protocol::object_map<kube::node_claim>>(claims);
     s->node_pools = std::make_shared<protocol::object_map<kube::node_pool>>(pools);
-    s->pods = std::make_shared<protocol::object_map<kube::pod>>(pods);
+    s->pods = protocol::pod_models_of(pods);
     s->pod_disruption_budgets =
         std::make_shared<protocol::object_map<kube::pod_disruption_budget>>(pdbs);
     s->node_classes = std::make_shared<protocol::object_map<kube::proxmox_node_class>>(classes);

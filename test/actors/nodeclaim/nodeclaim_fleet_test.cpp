@@ -202,8 +202,8 @@ TEST_F(NodeClaimFleetSupervision, ASnapshotThatChangedOnlyPodsIsNotSentToTheClai
   sched().run();
   ASSERT_EQ(log_.snapshots["default-a"], 1);
   auto pods_changed = std::make_shared<protocol::cluster_snapshot>(*first);
-  auto pods = std::make_shared<protocol::object_map<kube::pod>>();
-  (*pods)["default/web"] = std::make_shared<const kube::pod>();
+  auto pods = std::make_shared<protocol::pod_model_map>();
+  pods->insert_or_assign("default/web", protocol::translated(kube::pod{}));
   pods_changed->pods = pods;
   caf::anon_send(fleet_, protocol::snapshot_ptr(pods_changed));
   sched().run();
@@ -215,33 +215,24 @@ TEST_F(NodeClaimFleetSupervision, ASnapshotThatChangedOnlyPodsIsNotSentToTheClai
   EXPECT_EQ(log_.snapshots["default-a"], 2) << "a change to the Nodes is sent";
 }
 
-TEST_F(NodeClaimFleetSupervision, TheSnapshotClaimActorsKeepHoldsNoPodAndNoPodModel) {
+TEST_F(NodeClaimFleetSupervision, TheSnapshotClaimActorsKeepHoldsNoPod) {
   start_fleet({1s, 8s});
-  auto object = std::make_shared<const kube::pod>();
   auto model = model::share(model::pod{});
-  std::weak_ptr<const kube::pod> object_seen = object;
   std::weak_ptr<const model::pod> model_seen = model;
   auto with_pods = std::make_shared<protocol::cluster_snapshot>(*snapshot_with({"default-a"}));
-  auto pods = std::make_shared<protocol::object_map<kube::pod>>();
-  (*pods)["default/web"] = object;
-  auto models = std::make_shared<protocol::pod_model_map>();
-  models->insert_or_assign("default/web", protocol::pod_model{object, model});
+  auto pods = std::make_shared<protocol::pod_model_map>();
+  pods->insert_or_assign("default/web", protocol::pod_model{"1", model, nullptr});
   with_pods->pods = pods;
-  with_pods->pod_models = models;
-  object.reset();
   model.reset();
   pods.reset();
-  models.reset();
   caf::anon_send(fleet_, protocol::snapshot_ptr(std::move(with_pods)));
   sched().run();
   ASSERT_EQ(log_.snapshots["default-a"], 1);
   ASSERT_TRUE(log_.last);
   EXPECT_TRUE(log_.last->pods == nullptr || log_.last->pods->empty());
-  EXPECT_TRUE(log_.last->pod_models == nullptr || log_.last->pod_models->empty());
   // Pod churn changes nothing the claim actors read, so they keep this snapshot for ever: the
   // pods it was taken with must not live on through it.
-  EXPECT_TRUE(object_seen.expired()) << "the API pod is kept alive";
-  EXPECT_TRUE(model_seen.expired()) << "the pod's model is kept alive";
+  EXPECT_TRUE(model_seen.expired()) << "the pod is kept alive";
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ protocol::snapshot_ptr snapshot_of(const std::vector<kube::pod>& pods,
   snap->synced = true;
   auto pm = std::make_shared<protocol::object_map<kube::pod>>();
   for (const auto& p : pods) (*pm)[protocol::object_key_of(p)] = std::make_shared<kube::pod>(p);
-  snap->pods = pm;
+  snap->pods = protocol::pod_models_of(*pm);
   auto nm = std::make_shared<protocol::object_map<kube::node>>();
   for (const auto& n : nodes) {
     kube::node node;
@@ -95,7 +95,7 @@ TEST(ProvisionablePods, FollowKarpentersDefinition) {
     auto pod = unschedulable_pod("p");
     c.change(pod);
     auto snap = snapshot_of({pod}, {"live"});
-    EXPECT_EQ(is_provisionable(pod, *snap), c.expected) << c.what;
+    EXPECT_EQ(is_provisionable(*protocol::translated(pod).pod, *snap), c.expected) << c.what;
     EXPECT_EQ(provisionable_pods(*snap).size(), c.expected ? 1u : 0u) << c.what;
   }
 }

@@ -195,7 +195,7 @@ class ProvisionerKubeSim : public ::testing::Test {
     auto s = std::make_shared<protocol::cluster_snapshot>();
     s->generation = ++generation_;
     s->synced = true;
-    s->pods = objects(pods);
+    s->pods = protocol::pod_models_of(*objects(pods));
     s->nodes = objects(list<kube::node>());
     s->node_claims = objects(list<kube::node_claim>());
     auto pools = list<kube::node_pool>();

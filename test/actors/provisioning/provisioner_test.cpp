@@ -33,7 +33,7 @@ protocol::snapshot_ptr snapshot(bool synced, const std::vector<kube::pod>& pods)
   s->synced = synced;
   auto pm = std::make_shared<protocol::object_map<kube::pod>>();
   for (const auto& p : pods) (*pm)[protocol::object_key_of(p)] = std::make_shared<kube::pod>(p);
-  s->pods = pm;
+  s->pods = protocol::pod_models_of(*pm);
   kube::node_pool np;
   np.metadata.name = "general";
   np.spec.template_.spec.node_class_ref = {"karpenter.proxmox.sinextra.dev", "ProxmoxNodeClass",

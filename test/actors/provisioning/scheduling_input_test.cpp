@@ -137,7 +137,7 @@ TEST(SchedulingInput, SplitsPendingFromBoundPodsAndBuildsDaemonSetPods) {
   finished.status.phase = "Succeeded";
   auto bad = pending("bad");
   bad.spec.containers[0].resources.requests["cpu"] = "lots";
-  s.pods = objects<kube::pod>({pending("a"), bound, finished, bad});
+  s.pods = protocol::pod_models_of(*objects<kube::pod>({pending("a"), bound, finished, bad}));
   kube::daemon_set ds;
   ds.metadata.name = "agent";
   ds.metadata.namespace_ = "kube-system";
@@ -150,11 +150,11 @@ TEST(SchedulingInput, SplitsPendingFromBoundPodsAndBuildsDaemonSetPods) {
   ASSERT_EQ(in.snap.pods.size(), 1u);
   EXPECT_EQ(in.snap.pods[0].name, "a");
   ASSERT_EQ(in.pending.size(), 1u);
-  EXPECT_EQ(in.pending[0]->metadata.name, "a");
+  EXPECT_EQ(in.pending[0]->name, "a");
   ASSERT_EQ(in.snap.bound_pods.size(), 1u);
   EXPECT_EQ(in.snap.bound_pods[0]->name, "bound");
   ASSERT_EQ(in.invalid_pods.size(), 1u);
-  EXPECT_EQ(in.invalid_pods[0].first->metadata.name, "bad");
+  EXPECT_EQ(in.invalid_pods[0].first->name, "bad");
   ASSERT_EQ(in.snap.daemonsets.size(), 1u);
   ASSERT_EQ(in.snap.daemonsets[0].owners.size(), 1u);
   EXPECT_EQ(in.snap.daemonsets[0].owners[0].kind, "DaemonSet");
@@ -173,7 +173,7 @@ model::nodeclaim in_flight_claim(const std::string& name) {
 
 TEST(SchedulingInput, NominatedPodsStayOnTheirClaimUntilItIsInitialized) {
   protocol::cluster_snapshot s;
-  s.pods = objects<kube::pod>({pending("a"), pending("b")});
+  s.pods = protocol::pod_models_of(*objects<kube::pod>({pending("a"), pending("b")}));
   const std::map<std::string, std::string> nominations = {{"uid-a", "good-abcde"},
                                                           {"uid-b", "good-gone1"}};
   // good-abcde is only known as created here; good-gone1 exists nowhere.
@@ -250,7 +250,7 @@ protocol::cluster_snapshot gpu_cluster(int count = 1) {
   gpu.spec.pci_devices.push_back({"gpu", "nvidia.com/gpu", count, {}, ""});
   s.node_pools = objects<kube::node_pool>({pool("gpu", "gpu"), pool("plain", "ok")});
   s.node_classes = objects<kube::proxmox_node_class>({gpu, node_class("ok")});
-  s.pods = objects<kube::pod>({gpu_pod("cuda"), pending("web")});
+  s.pods = protocol::pod_models_of(*objects<kube::pod>({gpu_pod("cuda"), pending("web")}));
   return s;
 }
 

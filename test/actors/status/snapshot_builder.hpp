@@ -23,7 +23,7 @@ class snapshot_builder {
     s->node_pools = std::make_shared<const protocol::object_map<kube::node_pool>>(pools_);
     s->node_claims = std::make_shared<const protocol::object_map<kube::node_claim>>(claims_);
     s->nodes = std::make_shared<const protocol::object_map<kube::node>>(nodes_);
-    s->pods = std::make_shared<const protocol::object_map<kube::pod>>(pods_);
+    s->pods = protocol::pod_models_of(pods_);
     s->node_classes =
         std::make_shared<const protocol::object_map<kube::proxmox_node_class>>(classes_);
     return s;

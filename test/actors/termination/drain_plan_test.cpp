@@ -17,35 +17,41 @@ using protocol::parse_provider_id;
 
 const std::int64_t now = *kube::parse_rfc3339_ms("2026-01-01T12:00:00Z");
 
-kube::pod make_pod(const std::string& name) {
-  kube::pod p;
-  p.metadata.namespace_ = "default";
-  p.metadata.name = name;
-  p.metadata.uid = "uid-" + name;
-  p.spec.node_name = "node-a";
-  p.status.phase = "Running";
-  p.status.start_time = "2026-01-01T11:00:00Z";
+// The drain reads the snapshot's pods, which are model pods.
+model::pod make_pod(const std::string& name) {
+  model::pod p;
+  p.namespace_ = "default";
+  p.name = name;
+  p.uid = "uid-" + name;
+  p.node_name = "node-a";
+  p.phase = "Running";
+  p.start_unix_ms = kube::parse_rfc3339_ms("2026-01-01T11:00:00Z");
   return p;
 }
 
-kube::pod daemon(kube::pod p) {
-  p.metadata.owner_references.push_back({"apps/v1", "DaemonSet", "ds", "ds-uid", true, true});
+model::pod daemon(model::pod p) {
+  p.owners.push_back({"DaemonSet", "ds", "ds-uid", true});
   return p;
 }
 
-kube::pod critical(kube::pod p) {
-  p.spec.priority_class_name = "system-node-critical";
+model::pod critical(model::pod p) {
+  p.priority_class_name = "system-node-critical";
   return p;
 }
 
-std::vector<std::string> names(const std::vector<const kube::pod*>& pods) {
+void delete_at(model::pod& p, const std::string& when) {
+  p.terminating = true;
+  p.deletion_unix_ms = kube::parse_rfc3339_ms(when);
+}
+
+std::vector<std::string> names(const std::vector<const model::pod*>& pods) {
   std::vector<std::string> out;
-  for (const auto* p : pods) out.push_back(p->metadata.name);
+  for (const auto* p : pods) out.push_back(p->name);
   return out;
 }
 
-std::vector<const kube::pod*> ptrs(const std::vector<kube::pod>& pods) {
-  std::vector<const kube::pod*> out;
+std::vector<const model::pod*> ptrs(const std::vector<model::pod>& pods) {
+  std::vector<const model::pod*> out;
   for (const auto& p : pods) out.push_back(&p);
   return out;
 }
@@ -68,13 +74,13 @@ TEST(DrainTier, OrdersNonCriticalBeforeDaemonsBeforeCritical) {
   EXPECT_EQ(tier_of(critical(make_pod("a"))), drain_tier::critical);
   EXPECT_EQ(tier_of(critical(daemon(make_pod("a")))), drain_tier::critical_daemon);
   auto cluster_critical = make_pod("a");
-  cluster_critical.spec.priority_class_name = "system-cluster-critical";
+  cluster_critical.priority_class_name = "system-cluster-critical";
   EXPECT_TRUE(is_critical(cluster_critical));
 }
 
 TEST(DrainPlan, EvictsOnlyTheFirstNonEmptyTierAndWaitsForAll) {
-  std::vector<kube::pod> pods = {critical(daemon(make_pod("cd"))), daemon(make_pod("d")),
-                                 critical(make_pod("c")), make_pod("web-1"), make_pod("web-2")};
+  std::vector<model::pod> pods = {critical(daemon(make_pod("cd"))), daemon(make_pod("d")),
+                                  critical(make_pod("c")), make_pod("web-1"), make_pod("web-2")};
   auto plan = plan_drain(ptrs(pods), now, std::nullopt);
   EXPECT_EQ(names(plan.evict), (std::vector<std::string>{"web-1", "web-2"}));
   EXPECT_EQ(plan.waiting.size(), 5u);
@@ -82,7 +88,7 @@ TEST(DrainPlan, EvictsOnlyTheFirstNonEmptyTierAndWaitsForAll) {
 
   // Table: with the lower tiers gone, the next one is evicted.
   struct row {
-    std::vector<kube::pod> pods;
+    std::vector<model::pod> pods;
     std::vector<std::string> evicted;
   };
   std::vector<row> rows = {
@@ -97,19 +103,18 @@ TEST(DrainPlan, EvictsOnlyTheFirstNonEmptyTierAndWaitsForAll) {
 
 TEST(DrainPlan, SkipsTerminalMirrorAndTaintToleratingPods) {
   auto done = make_pod("done");
-  done.status.phase = "Succeeded";
+  done.phase = "Succeeded";
   auto failed = make_pod("failed");
-  failed.status.phase = "Failed";
+  failed.phase = "Failed";
   auto mirror = make_pod("mirror");
-  mirror.metadata.annotations["kubernetes.io/config.mirror"] = "abc";
+  mirror.annotations.edit()["kubernetes.io/config.mirror"] = "abc";
   auto tolerant = make_pod("tolerant");
-  tolerant.spec.tolerations.push_back({"karpenter.sh/disrupted", "Exists", "", "NoSchedule", {}});
+  tolerant.tolerations.push_back({"karpenter.sh/disrupted", "Exists", "", "NoSchedule", {}});
   auto tolerate_all = make_pod("all");
-  tolerate_all.spec.tolerations.push_back({"", "Exists", "", "", {}});
+  tolerate_all.tolerations.push_back({"", "Exists", "", "", {}});
   auto other_effect = make_pod("noexec");  // tolerating NoExecute only does not count
-  other_effect.spec.tolerations.push_back(
-      {"karpenter.sh/disrupted", "Exists", "", "NoExecute", {}});
-  std::vector<kube::pod> pods = {done, failed, mirror, tolerant, tolerate_all, other_effect};
+  other_effect.tolerations.push_back({"karpenter.sh/disrupted", "Exists", "", "NoExecute", {}});
+  std::vector<model::pod> pods = {done, failed, mirror, tolerant, tolerate_all, other_effect};
   auto plan = plan_drain(ptrs(pods), now, std::nullopt);
   EXPECT_EQ(names(plan.waiting), (std::vector<std::string>{"noexec"}));
   EXPECT_EQ(names(plan.evict), (std::vector<std::string>{"noexec"}));
@@ -118,10 +123,10 @@ TEST(DrainPlan, SkipsTerminalMirrorAndTaintToleratingPods) {
 
 TEST(DrainPlan, TerminatingPodsAreWaitedForButNotEvictedAgainUntilStuck) {
   auto leaving = make_pod("leaving");
-  leaving.metadata.deletion_timestamp = "2026-01-01T11:59:50Z";
+  delete_at(leaving, "2026-01-01T11:59:50Z");
   auto stuck = make_pod("stuck");
-  stuck.metadata.deletion_timestamp = "2026-01-01T11:58:00Z";  // > 1 min ago
-  std::vector<kube::pod> pods = {leaving, stuck};
+  delete_at(stuck, "2026-01-01T11:58:00Z");  // > 1 min ago
+  std::vector<model::pod> pods = {leaving, stuck};
   auto plan = plan_drain(ptrs(pods), now, std::nullopt);
   EXPECT_EQ(names(plan.waiting), (std::vector<std::string>{"leaving"}));
   EXPECT_TRUE(plan.evict.empty());
@@ -129,9 +134,9 @@ TEST(DrainPlan, TerminatingPodsAreWaitedForButNotEvictedAgainUntilStuck) {
 
 TEST(DrainPlan, DoNotDisruptBlocksUntilTheDeadlineThenEverythingIsDeleted) {
   auto keep = make_pod("keep");
-  keep.metadata.annotations["karpenter.sh/do-not-disrupt"] = "true";
+  keep.annotations.edit()["karpenter.sh/do-not-disrupt"] = "true";
   auto web = make_pod("web");
-  std::vector<kube::pod> pods = {keep, web};
+  std::vector<model::pod> pods = {keep, web};
   auto deadline = now + 120'000;
   auto plan = plan_drain(ptrs(pods), now, deadline);
   EXPECT_EQ(names(plan.blocked), (std::vector<std::string>{"keep"}));
@@ -159,7 +164,7 @@ TEST(DrainPlan, DoNotDisruptDurationsRunOutAndInvalidValuesAreIgnored) {
                                         {"-1h", false},
                                         {"soon", false}}) {
     auto p = make_pod("p");
-    p.metadata.annotations["karpenter.sh/do-not-disrupt"] = r.value;
+    p.annotations.edit()["karpenter.sh/do-not-disrupt"] = r.value;
     EXPECT_EQ(do_not_disrupt_active(p, now), r.active) << r.value;
   }
   EXPECT_FALSE(do_not_disrupt_active(make_pod("none"), now));

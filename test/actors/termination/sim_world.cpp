@@ -144,7 +144,7 @@ protocol::snapshot_ptr sim_world::snapshot() {
   s->generation = ++generation;
   s->taken_unix_ms = context().wall_clock_ms();
   s->synced = true;
-  s->pods = list_all<kube::pod>(*kube_, "");
+  s->pods = protocol::pod_models_of(*list_all<kube::pod>(*kube_, ""));
   s->nodes = list_all<kube::node>(*kube_, "");
   s->node_claims = list_all<kube::node_claim>(*kube_, "");
   s->pod_disruption_budgets = list_all<kube::pod_disruption_budget>(*kube_, "");

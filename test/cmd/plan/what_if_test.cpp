@@ -40,7 +40,7 @@ what_if_input lab_like(config::node_policy_mode policy) {
   what_if_input in;
   auto& snap = in.world.snapshot;
   snap.synced = true;
-  snap.pods = none<kube::pod>();
+  snap.pods = std::make_shared<const protocol::pod_model_map>();
   snap.nodes = none<kube::node>();
   snap.node_claims = none<kube::node_claim>();
   snap.templates = none<kube::proxmox_template>();

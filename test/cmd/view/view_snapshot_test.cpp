@@ -106,7 +106,7 @@ metadata:
                                    f.four_cpu_type + R"(}
 spec: {providerID: proxmox://r1/101}
 )");
-  snap.pods = objects<kube::pod>(R"(
+  w.pods = objects<kube::pod>(R"(
 apiVersion: v1
 kind: Pod
 metadata: {name: web-1, namespace: default}
@@ -125,7 +125,7 @@ metadata:
   name: huge
   namespace: default
   creationTimestamp: ")" + ago(42) +
-                                 R"("
+                              R"("
 spec:
   containers: [{name: a, image: pause, resources: {requests: {cpu: "200", memory: 1Gi}}}]
 status:

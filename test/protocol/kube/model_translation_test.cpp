@@ -92,6 +92,38 @@ TEST(KubeModelTranslation, aMalformedQuantityNamesThePodAndTheField) {
       << m.error().message;
 }
 
+TEST(KubeModelTranslation, aPodCarriesWhatItsDrainReadsPriorityClassGracePeriodAndDeletionTime) {
+  auto p = decode<pod>(R"({"metadata": {"name": "dns", "namespace": "kube-system",
+      "deletionTimestamp": "2025-01-02T03:09:05Z"},
+    "spec": {"containers": [{"name": "a"}], "priorityClassName": "system-cluster-critical",
+      "terminationGracePeriodSeconds": 45}})");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  auto m = to_model(*p);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->priority_class_name, "system-cluster-critical");
+  EXPECT_EQ(m->termination_grace_seconds, std::optional<std::int64_t>(45));
+  EXPECT_TRUE(m->terminating);
+  EXPECT_EQ(m->deletion_unix_ms, std::optional<std::int64_t>(1735787345000));
+}
+
+TEST(KubeModelTranslation, aPodThatCannotBeTranslatedInFullStillHasItsNameOwnersAndState) {
+  auto p = decode<pod>(R"({"metadata": {"name": "bad", "namespace": "ns", "uid": "u-1",
+      "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "rs"}]},
+    "spec": {"nodeName": "n-1", "containers": [{"name": "a", "resources": {"requests": {"cpu": "1.2.3"}}}]},
+    "status": {"phase": "Running"}})");
+  ASSERT_TRUE(p.ok());
+  std::optional<kp::error> invalid;
+  auto m = to_model(*p, nullptr, invalid);
+  ASSERT_TRUE(invalid.has_value());
+  EXPECT_EQ(invalid->code, "invalid_quantity");
+  EXPECT_EQ(m.uid, "u-1");
+  EXPECT_EQ(m.node_name, "n-1");
+  EXPECT_EQ(m.phase, "Running");
+  ASSERT_EQ(m.owners.size(), 1u);
+  EXPECT_EQ(m.owners[0].kind, "ReplicaSet");
+  EXPECT_TRUE(m.containers.empty());
+}
+
 pod web_pod(const std::string& name, const std::string& cpu) {
   auto p = decode<pod>(R"({"metadata": {"name": ")" + name + R"(", "namespace": "default",
       "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "rs", "controller": true}]},
