@@ -54,6 +54,8 @@ struct state {
   disruption_options opts;
   std::shared_ptr<cluster_writes> writes;
   snapshot_ptr latest;
+  // The Nodes' and NodeClaims' models of the last pass, reused while their objects are unchanged.
+  translation_memo memo;
   enum class phase { idle, validating, executing } ph = phase::idle;
   std::uint64_t cycle = 0;
   std::vector<kd::command> proposed;
@@ -88,7 +90,7 @@ disruption_input input_of(state& st) {
   for (const auto& [region, zones] : st.hosts)
     right_sized.zones.insert(right_sized.zones.end(), zones.begin(), zones.end());
   auto in = to_disruption_input(*st.latest, st.ctx.instance_types, st.ctx.wall_clock_ms(),
-                                std::move(right_sized));
+                                std::move(right_sized), st.memo);
   if (!st.buffer_pods || st.buffer_pods->empty()) return in;
   auto& s = in.cluster.state;
   auto pending = std::move(s.pods);
@@ -396,7 +398,7 @@ void forceful_pass(self_ptr self) {
   auto cs = kd::find_candidates(in.cluster);
   for (const auto& k : cs.all) {
     if (!k.expired) continue;
-    const auto& claim = in.cluster.state.nodeclaims[k.nodeclaim].name;
+    const auto& claim = in.cluster.state.nodeclaims[k.nodeclaim]->name;
     if (st.deleting.contains(claim)) continue;
     kd::command cmd;
     cmd.why = kd::command_reason::expired;

@@ -86,7 +86,8 @@ void add_offerings_when_missing(std::vector<instance_types::instance_type>& type
 disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
                                      const std::vector<instance_types::instance_type>& types,
                                      std::int64_t now_unix_ms,
-                                     instance_types::right_sized_offer right_sized) {
+                                     instance_types::right_sized_offer right_sized,
+                                     translation_memo& memo) {
   disruption_input out;
   auto& c = out.cluster;
   auto& s = c.state;
@@ -110,40 +111,42 @@ disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
     }
 
   std::map<std::string, const kube::node_claim*, std::less<>> claim_of_node;
-  if (snap.node_claims)
-    for (const auto& [key, nc] : *snap.node_claims) {
-      auto m = kube::to_model(*nc);
-      if (!m) {
-        out.skipped.push_back(m.error().message);
-        continue;
-      }
-      if (auto t = kube::parse_rfc3339_ms(nc->status.last_pod_event_time))
-        c.last_pod_event_unix_ms[nc->metadata.name] = *t;
-      if (!nc->status.node_name.empty()) claim_of_node[nc->status.node_name] = nc.get();
-      s.nodeclaims.push_back(std::move(*m));
-    }
+  s.nodeclaims.reserve(snap.node_claims ? snap.node_claims->size() : 0);
+  memo.nodeclaims.read(
+      snap.node_claims, [](const kube::node_claim& nc) { return kube::to_model(nc); },
+      [&](const kube::node_claim& nc, const auto& translated) {
+        if (!translated.model) {
+          out.skipped.push_back(translated.invalid->message);
+          return;
+        }
+        if (auto t = kube::parse_rfc3339_ms(nc.status.last_pod_event_time))
+          c.last_pod_event_unix_ms[nc.metadata.name] = *t;
+        if (!nc.status.node_name.empty()) claim_of_node[nc.status.node_name] = &nc;
+        s.nodeclaims.push_back(translated.model);
+      });
 
-  if (snap.nodes)
-    for (const auto& [key, n] : *snap.nodes) {
-      auto m = kube::to_model(*n);
-      if (!m) {
-        out.skipped.push_back(m.error().message);
-        continue;
-      }
-      s.nodes.push_back(std::move(*m));
-      auto claim = claim_of_node.find(n->metadata.name);
-      if (claim == claim_of_node.end()) continue;
-      kd::node_health h;
-      h.node = n->metadata.name;
-      h.nodeclaim = claim->second->metadata.name;
-      h.nodepool = label(claim->second->metadata.labels, ml::nodepool);
-      h.deleting = n->metadata.deletion_timestamp.has_value() ||
-                   claim->second->metadata.deletion_timestamp.has_value();
-      for (const auto& cond : n->status.conditions)
-        h.conditions.push_back({cond.type, cond.status,
-                                kube::parse_rfc3339_ms(cond.last_transition_time).value_or(0)});
-      out.health.push_back(std::move(h));
-    }
+  s.nodes.reserve(snap.nodes ? snap.nodes->size() : 0);
+  memo.nodes.read(
+      snap.nodes, [](const kube::node& n) { return kube::to_model(n); },
+      [&](const kube::node& n, const auto& translated) {
+        if (!translated.model) {
+          out.skipped.push_back(translated.invalid->message);
+          return;
+        }
+        s.nodes.push_back(translated.model);
+        auto claim = claim_of_node.find(n.metadata.name);
+        if (claim == claim_of_node.end()) return;
+        kd::node_health h;
+        h.node = n.metadata.name;
+        h.nodeclaim = claim->second->metadata.name;
+        h.nodepool = label(claim->second->metadata.labels, ml::nodepool);
+        h.deleting = n.metadata.deletion_timestamp.has_value() ||
+                     claim->second->metadata.deletion_timestamp.has_value();
+        for (const auto& cond : n.status.conditions)
+          h.conditions.push_back({cond.type, cond.status,
+                                  kube::parse_rfc3339_ms(cond.last_transition_time).value_or(0)});
+        out.health.push_back(std::move(h));
+      });
 
   if (snap.pods) {
     // Bound pods are shared with the cache (and with every simulation); pending ones are few
@@ -188,6 +191,14 @@ disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
                         static_cast<int>(pdb->status.disruptions_allowed)});
     }
   return out;
+}
+
+disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
+                                     const std::vector<instance_types::instance_type>& types,
+                                     std::int64_t now_unix_ms,
+                                     instance_types::right_sized_offer right_sized) {
+  translation_memo fresh;
+  return to_disruption_input(snap, types, now_unix_ms, std::move(right_sized), fresh);
 }
 
 }  // namespace kp::actors::disruption

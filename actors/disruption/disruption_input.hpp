@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/model_memo.hpp"
 #include "core/disruption/cluster.hpp"
 #include "core/disruption/repair.hpp"
 #include "core/instance_types/instance_type.hpp"
@@ -23,13 +24,27 @@ struct disruption_input {
   std::vector<std::string> skipped;
 };
 
+// What the disruption actor keeps from one pass to the next: the models of the Nodes and
+// NodeClaims it translated (model_memo.hpp). At rest no pass translates any.
+struct translation_memo {
+  model_memo<kube::node, model::node> nodes;
+  model_memo<kube::node_claim, model::nodeclaim> nodeclaims;
+};
+
 // `types` are the controller's instance types. When none carries offerings yet, one offering
 // per zone seen (the zones of managed nodes and the node classes' selected zones) is made with
 // unbounded room: disruption only needs prices and zones, placement decides at launch.
 // `right_sized` is family f1 as the regions last reported their hosts' room; without hosts it
 // is offered nowhere (an f1 replacement must fit a real host), though f1 nodes keep their price.
 // Bound pods are the snapshot's shared models (cluster_snapshot::pods), never copies; pods
-// whose objects could not be translated are skipped, with the reason.
+// whose objects could not be translated are skipped, with the reason. Nodes and NodeClaims are
+// `memo`'s models: translated only when their objects changed since the memo's last pass.
+disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
+                                     const std::vector<instance_types::instance_type>& types,
+                                     std::int64_t now_unix_ms,
+                                     instance_types::right_sized_offer right_sized,
+                                     translation_memo& memo);
+// As above, translating every Node and NodeClaim afresh (tools and tests).
 disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
                                      const std::vector<instance_types::instance_type>& types,
                                      std::int64_t now_unix_ms,

@@ -360,7 +360,11 @@ void reconcile_static(provisioner_pointer self, std::shared_ptr<env> e,
   auto input = build_scheduling_input(snap, in_flight, st.nominations,
                                       offered ? *offered : e->ctx.instance_types.get());
   for (auto& nc : input.snap.nodeclaims)
-    if (st.static_deletes.count(nc.name)) nc.terminating = true;
+    if (st.static_deletes.count(nc->name)) {
+      auto deleting = *nc;
+      deleting.terminating = true;
+      nc = model::share(std::move(deleting));
+    }
   std::map<std::string, std::int64_t> held_back;
   bool wants_offerings = false;
   for (const auto& p : scheduling::plan_static_capacity(input.snap)) {

@@ -99,7 +99,7 @@ scheduling_input build_scheduling_input(const protocol::cluster_snapshot& snap,
       c.capacity = pessimistic_capacity(c, s.instance_types, s.right_sized.memory_overhead_percent);
     claim_names.insert(c.name);
     if (!c.terminating && !c.initialized()) holding.insert(c.name);
-    s.nodeclaims.push_back(std::move(c));
+    s.nodeclaims.push_back(model::share(std::move(c)));
   };
   if (snap.node_claims) {
     for (const auto& [key, c] : *snap.node_claims) {
@@ -116,7 +116,7 @@ scheduling_input build_scheduling_input(const protocol::cluster_snapshot& snap,
   if (snap.nodes) {
     for (const auto& [key, n] : *snap.nodes) {
       auto m = kube::to_model(*n);
-      if (m) s.nodes.push_back(std::move(*m));
+      if (m) s.nodes.push_back(model::share(std::move(*m)));
     }
   }
 

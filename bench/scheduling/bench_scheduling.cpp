@@ -213,7 +213,7 @@ int run_existing() {
     node.allocatable.set("pods", quantity::from_units(160));
     node.capacity = node.allocatable;
     node.ready = true;
-    s.nodes.push_back(std::move(node));
+    s.nodes.push_back(kp::model::share(std::move(node)));
   }
   auto running = diverse_pods(10000);
   for (std::size_t i = 0; i < running.size(); ++i) {

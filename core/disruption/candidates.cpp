@@ -145,17 +145,17 @@ candidate_set find_candidates(const cluster& c) {
   }
   std::map<std::string, std::size_t, std::less<>> claim_by_node;
   for (std::size_t i = 0; i < s.nodeclaims.size(); ++i)
-    if (!s.nodeclaims[i].node_name.empty()) claim_by_node[s.nodeclaims[i].node_name] = i;
+    if (!s.nodeclaims[i]->node_name.empty()) claim_by_node[s.nodeclaims[i]->node_name] = i;
 
   // PDBs by namespace, so that 20,000 pods do not each scan every PDB.
   std::map<std::string, std::vector<const pod_disruption_budget*>, std::less<>> pdbs;
   for (const auto& p : c.pdbs) pdbs[p.namespace_].push_back(&p);
 
   for (std::size_t ni = 0; ni < s.nodes.size(); ++ni) {
-    const auto& n = s.nodes[ni];
+    const auto& n = *s.nodes[ni];
     auto ci = claim_by_node.find(n.name);
     if (ci == claim_by_node.end()) continue;  // not managed: never ours to disrupt
-    const auto& nc = s.nodeclaims[ci->second];
+    const auto& nc = *s.nodeclaims[ci->second];
     auto pool_name = nc.nodepool.empty() ? label_of(n.labels, ml::nodepool) : nc.nodepool;
     auto pi = pool_index.find(pool_name);
     auto block = [&](std::string why) { out.not_disrupted.push_back({n.name, std::move(why)}); };

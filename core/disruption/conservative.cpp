@@ -34,7 +34,7 @@ headroom_state measure_headroom(const cluster& c, const candidate_set& cs) {
   h.node_free.assign(st.nodes.size(), {0, 0});
   h.node_allocatable.assign(st.nodes.size(), {0, 0});
   for (std::size_t i = 0; i < st.nodes.size(); ++i) {
-    const auto& n = st.nodes[i];
+    const auto& n = *st.nodes[i];
     if (!n.ready || n.terminating) continue;
     std::int64_t cpu = n.allocatable.milli(rn::cpu), mem = n.allocatable.milli(rn::memory);
     h.node_allocatable[i] = {cpu, mem};
@@ -107,10 +107,11 @@ std::string stabilization_block(const cluster& c, const candidate_set& cs,
       std::chrono::duration_cast<std::chrono::milliseconds>(s.stabilization).count();
   std::set<std::string> managed;
   for (const auto& nc : c.state.nodeclaims)
-    if (!nc.node_name.empty()) managed.insert(nc.node_name);
+    if (!nc->node_name.empty()) managed.insert(nc->node_name);
   (void)cs;
-  for (const auto& n : c.state.nodes)
-    if (n.ready && managed.contains(n.name) && now_ms(c) - n.creation_unix_ms < window)
+  for (const auto& shared : c.state.nodes)
+    if (const auto& n = *shared;
+        n.ready && managed.contains(n.name) && now_ms(c) - n.creation_unix_ms < window)
       return "scale-down stabilization: node " + n.name + " was created less than " +
              go(s.stabilization) + " ago";
   return {};

@@ -81,7 +81,7 @@ command base_command(command_reason why, const cluster& c, const candidate_set& 
   cmd.why = why;
   for (auto b : batch) {
     cmd.nodes.push_back(cs.all[b].name);
-    cmd.nodeclaims.push_back(c.state.nodeclaims[cs.all[b].nodeclaim].name);
+    cmd.nodeclaims.push_back(c.state.nodeclaims[cs.all[b].nodeclaim]->name);
   }
   return cmd;
 }

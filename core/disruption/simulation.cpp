@@ -51,10 +51,10 @@ simulation simulate(const cluster& c, const candidate_set& cs,
   // Nodes already on their way out are no destination; their pods are re-placed too.
   std::set<std::string, std::less<>> deleting;
   for (const auto& n : s.nodes)
-    if (n.terminating || std::any_of(n.taints.begin(), n.taints.end(), [](const model::taint& t) {
-          return t.key == model::taint_keys::disrupted;
-        }))
-      deleting.insert(n.name);
+    if (n->terminating ||
+        std::any_of(n->taints.begin(), n->taints.end(),
+                    [](const model::taint& t) { return t.key == model::taint_keys::disrupted; }))
+      deleting.insert(n->name);
 
   scheduling::snapshot snap;
   snap.nodepools = s.nodepools;
@@ -75,7 +75,7 @@ simulation simulate(const cluster& c, const candidate_set& cs,
   const std::size_t must_end = snap.pods.size();
   snap.nodes.reserve(s.nodes.size());
   for (const auto& n : s.nodes)
-    if (!excluded.contains(n.name) && !deleting.contains(n.name)) snap.nodes.push_back(n);
+    if (!excluded.contains(n->name) && !deleting.contains(n->name)) snap.nodes.push_back(n);
   // The pods staying where they are are shared, not copied: only the re-placed ones change.
   snap.bound_pods.reserve(s.bound_pods.size());
   for (const auto& shared : s.bound_pods) {
@@ -93,10 +93,11 @@ simulation simulate(const cluster& c, const candidate_set& cs,
     snap.bound_pods.push_back(shared);
   }
   std::set<std::string, std::less<>> uninitialized;
-  for (const auto& nc : s.nodeclaims) {
+  for (const auto& shared : s.nodeclaims) {
+    const auto& nc = *shared;
     if (excluded.contains(nc.node_name) || deleting.contains(nc.node_name)) continue;
     if (!nc.initialized()) uninitialized.insert(nc.node_name.empty() ? nc.name : nc.node_name);
-    snap.nodeclaims.push_back(nc);
+    snap.nodeclaims.push_back(shared);
   }
 
   auto result = scheduling::provision(snap, opts);

@@ -88,10 +88,10 @@ std::string reservation_of(const model::nodeclaim& claim) {
   return {};
 }
 
-reservation_holds reservations_held(const std::vector<model::nodeclaim>& claims) {
+reservation_holds reservations_held(const std::vector<model::shared_nodeclaim>& claims) {
   reservation_holds out;
   for (const auto& c : claims)
-    if (auto id = reservation_of(c); !id.empty()) ++out[id];
+    if (auto id = reservation_of(*c); !id.empty()) ++out[id];
   return out;
 }
 

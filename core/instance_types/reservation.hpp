@@ -35,7 +35,7 @@ std::string reservation_of(const model::nodeclaim& claim);
 
 // How many NodeClaims hold each reservation id.
 using reservation_holds = std::map<std::string, std::int64_t>;
-reservation_holds reservations_held(const std::vector<model::nodeclaim>& claims);
+reservation_holds reservations_held(const std::vector<model::shared_nodeclaim>& claims);
 
 // Offerings of reserved types draw on their reservation: reservation_id and
 // reservation_capacity (count less holds, never below zero) are set, and an offering is

@@ -1,7 +1,9 @@
 #pragma once
 // karpenter.sh/v1 NodeClaim: a request for one node, and what became of it.
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/model/nodepool.hpp"
@@ -51,5 +53,11 @@ struct nodeclaim {
   bool initialized() const { return has_condition("Initialized"); }
   friend bool operator==(const nodeclaim&, const nodeclaim&) = default;
 };
+
+// A NodeClaim shared between snapshots and simulations, as model::shared_node is.
+using shared_nodeclaim = std::shared_ptr<const nodeclaim>;
+inline shared_nodeclaim share(nodeclaim c) {
+  return std::make_shared<const nodeclaim>(std::move(c));
+}
 
 }  // namespace kp::model

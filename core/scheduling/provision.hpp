@@ -27,12 +27,14 @@ struct options {
 };
 
 struct snapshot {
-  std::vector<model::pod> pods;    // pending pods to place (already judged provisionable)
-  std::vector<model::node> nodes;  // registered nodes
+  std::vector<model::pod> pods;           // pending pods to place (already judged provisionable)
+  std::vector<model::shared_node> nodes;  // registered nodes
   // Pods running on nodes or nominated to NodeClaims (node_name = node or NodeClaim name),
   // shared: a simulation's snapshot holds the same pods as the cluster it simulates.
   std::vector<model::shared_pod> bound_pods;
-  std::vector<model::nodeclaim> nodeclaims;  // with a node (matched by node_name) or in flight
+  // With a node (matched by node_name) or in flight. Nodes and NodeClaims are shared, as the
+  // bound pods are: a simulation's snapshot holds the same ones as the cluster it simulates.
+  std::vector<model::shared_nodeclaim> nodeclaims;
   std::vector<model::nodepool> nodepools;
   std::vector<instance_types::instance_type> instance_types;  // for every NodePool
   // Right-sized VMs (family f1), for the NodePools that opt in (a requirement

@@ -196,7 +196,8 @@ void solver::build_templates() {
         if (tp.nodes_remaining != kUnlimited) --tp.nodes_remaining;
       };
       std::unordered_set<std::string_view> counted;
-      for (const auto& nc : snap_.nodeclaims) {
+      for (const auto& shared : snap_.nodeclaims) {
+        const auto& nc = *shared;
         if (nc.nodepool != np.name) continue;
         model::resource_list cap = nc.capacity;
         if (cap.empty()) {
@@ -206,7 +207,8 @@ void solver::build_templates() {
         subtract(cap);
         if (!nc.node_name.empty()) counted.insert(nc.node_name);
       }
-      for (const auto& n : snap_.nodes) {
+      for (const auto& shared : snap_.nodes) {
+        const auto& n = *shared;
         auto it = n.labels.find(L::nodepool);
         if (it == n.labels.end() || it->second != np.name) continue;
         if (counted.count(n.name)) continue;
@@ -295,9 +297,9 @@ resources solver::requests_of(const model::pod& p) const {
 void solver::build_existing() {
   std::unordered_map<std::string_view, const model::nodeclaim*> claim_of_node;
   for (const auto& c : snap_.nodeclaims)
-    if (!c.node_name.empty()) claim_of_node[c.node_name] = &c;
+    if (!c->node_name.empty()) claim_of_node[c->node_name] = c.get();
   std::unordered_set<std::string_view> node_names;
-  for (const auto& n : snap_.nodes) node_names.insert(n.name);
+  for (const auto& n : snap_.nodes) node_names.insert(n->name);
   // Bound pods per node name, for used resources and ports.
   std::unordered_map<std::string_view, std::vector<const model::pod*>> bound;
   for (const auto& shared : snap_.bound_pods)
@@ -340,7 +342,8 @@ void solver::build_existing() {
   };
   std::vector<slot> initialized, others;
   static const std::vector<const model::pod*> none;
-  for (const auto& n : snap_.nodes) {
+  for (const auto& shared : snap_.nodes) {
+    const auto& n = *shared;
     if (n.unschedulable || n.terminating) continue;
     auto claim = claim_of_node.find(n.name);
     const model::nodeclaim* nc = claim == claim_of_node.end() ? nullptr : claim->second;
@@ -381,7 +384,8 @@ void solver::build_existing() {
       if (tt.effect == model::taint_effects::prefer_no_schedule) any_prefer_no_schedule_ = true;
     (is_init ? initialized : others).push_back(std::move(s));
   }
-  for (const auto& nc : snap_.nodeclaims) {
+  for (const auto& shared : snap_.nodeclaims) {
+    const auto& nc = *shared;
     if (nc.terminating) continue;
     if (!nc.node_name.empty() && node_names.count(nc.node_name)) continue;  // judged as its node
     slot s;

@@ -17,7 +17,7 @@ bool disrupted(const model::node& n) {
 const model::node* node_named(const snapshot& snap, const std::string& name) {
   if (name.empty()) return nullptr;
   for (const auto& n : snap.nodes)
-    if (n.name == name) return &n;
+    if (n->name == name) return n.get();
   return nullptr;
 }
 
@@ -37,7 +37,8 @@ struct removal_cost {
 
 static_pool_count count_static_pool(const snapshot& snap, const std::string& name) {
   static_pool_count c;
-  for (const auto& nc : snap.nodeclaims) {
+  for (const auto& shared : snap.nodeclaims) {
+    const auto& nc = *shared;
     if (nc.nodepool != name) continue;
     if (nc.terminating) {
       ++c.deleting;
@@ -55,7 +56,7 @@ std::optional<std::int64_t> node_limit_room(const snapshot& snap, const model::n
   if (!limit) return std::nullopt;
   std::int64_t used = 0;
   for (const auto& nc : snap.nodeclaims)
-    if (nc.nodepool == np.name) ++used;
+    if (nc->nodepool == np.name) ++used;
   return std::max<std::int64_t>(0, *limit - used);
 }
 
@@ -90,7 +91,8 @@ std::vector<static_pool_plan> plan_static_capacity(const snapshot& snap) {
         ++c.pods;
         c.do_not_disrupt |= model::has_do_not_disrupt(pod);
       }
-      for (const auto& nc : snap.nodeclaims) {
+      for (const auto& shared : snap.nodeclaims) {
+        const auto& nc = *shared;
         if (nc.nodepool != np.name || nc.terminating) continue;
         const auto* n = node_named(snap, nc.node_name);
         if (n && disrupted(*n)) continue;

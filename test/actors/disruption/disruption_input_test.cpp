@@ -23,7 +23,7 @@ TEST(DisruptionInput, NodesClaimsPoolsAndPodsAreTranslatedBoundAndPendingApart) 
   EXPECT_TRUE(in.skipped.empty());
   ASSERT_EQ(s.nodes.size(), 1u);
   ASSERT_EQ(s.nodeclaims.size(), 1u);
-  EXPECT_TRUE(s.nodeclaims[0].initialized());
+  EXPECT_TRUE(s.nodeclaims[0]->initialized());
   ASSERT_EQ(s.nodepools.size(), 1u);
   ASSERT_EQ(s.bound_pods.size(), 1u);
   EXPECT_EQ(s.bound_pods[0]->node_name, "a");
@@ -157,6 +157,84 @@ TEST(DisruptionInput, APassOverAnUnchangedPodSharesItsModelInsteadOfCopyingIt) {
   ASSERT_EQ(first.cluster.state.bound_pods.size(), 1u);
   ASSERT_EQ(second.cluster.state.bound_pods.size(), 1u);
   EXPECT_EQ(first.cluster.state.bound_pods[0].get(), second.cluster.state.bound_pods[0].get());
+}
+
+// The disruption actor's memo: a pass over Nodes and NodeClaims whose objects did not change
+// hands on the models of the last pass (no translation, no copy); a changed object (a new
+// resourceVersion) is translated again; a deleted one leaves the memo.
+TEST(DisruptionInput, APassKeepsTheModelsOfUnchangedNodesAndNodeClaimsAndTranslatesChangedOnes) {
+  snapshot_builder b;
+  b.add_node("a");
+  b.add_node("b");
+  for (const char* n : {"a", "b"}) {
+    b.node(n).metadata.resource_version = "1";
+    b.claim(std::string("nc-") + n).metadata.resource_version = "1";
+  }
+  const auto types = instance_types::builtin_instance_types();
+  translation_memo memo;
+  auto first = to_disruption_input(*b.build(), types, b.now, {}, memo);
+  auto second = to_disruption_input(*b.build(), types, b.now, {}, memo);
+  const auto& s1 = first.cluster.state;
+  const auto& s2 = second.cluster.state;
+  ASSERT_EQ(s1.nodes.size(), 2u);
+  ASSERT_EQ(s2.nodes.size(), 2u);
+  ASSERT_EQ(s2.nodeclaims.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(s1.nodes[i].get(), s2.nodes[i].get());
+    EXPECT_EQ(s1.nodeclaims[i].get(), s2.nodeclaims[i].get());
+  }
+
+  // Node a is cordoned (a new resourceVersion), NodeClaim nc-b deleted with its node.
+  auto cordoned = std::make_shared<kube::node>(b.node("a"));
+  cordoned->spec.unschedulable = true;
+  cordoned->metadata.resource_version = "2";
+  b.nodes["a"] = cordoned;
+  b.nodes.erase("b");
+  b.claims.erase("nc-b");
+  auto third = to_disruption_input(*b.build(), types, b.now, {}, memo);
+  const auto& s3 = third.cluster.state;
+  ASSERT_EQ(s3.nodes.size(), 1u);
+  EXPECT_NE(s3.nodes[0].get(), s2.nodes[0].get());
+  EXPECT_TRUE(s3.nodes[0]->unschedulable);
+  ASSERT_EQ(s3.nodeclaims.size(), 1u);
+  EXPECT_EQ(s3.nodeclaims[0].get(), s2.nodeclaims[0].get());
+  EXPECT_EQ(memo.nodes.size(), 1u);
+  EXPECT_EQ(memo.nodeclaims.size(), 1u);
+  ASSERT_EQ(third.health.size(), 1u);
+  EXPECT_EQ(third.health[0].nodeclaim, "nc-a");
+}
+
+// Objects built by hand carry no resourceVersion: the memo cannot tell them apart from a
+// changed object, so it translates them at every pass rather than keep a stale model.
+TEST(DisruptionInput, ANodeWithoutAResourceVersionIsTranslatedAtEveryPass) {
+  snapshot_builder b;
+  b.add_node("a");
+  const auto types = instance_types::builtin_instance_types();
+  translation_memo memo;
+  auto first = to_disruption_input(*b.build(), types, b.now, {}, memo);
+  b.node("a").spec.unschedulable = true;  // the same object, changed in place
+  auto second = to_disruption_input(*b.build(), types, b.now, {}, memo);
+  ASSERT_EQ(second.cluster.state.nodes.size(), 1u);
+  EXPECT_FALSE(first.cluster.state.nodes[0]->unschedulable);
+  EXPECT_TRUE(second.cluster.state.nodes[0]->unschedulable);
+}
+
+// A NodeClaim that cannot be translated is skipped at every pass, with its reason, also when
+// the memo kept its failure from the pass before.
+TEST(DisruptionInput, ANodeClaimThatCannotBeTranslatedIsSkippedAtEveryPassWithItsReason) {
+  snapshot_builder b;
+  b.add_node("a");
+  b.claim("nc-a").metadata.resource_version = "7";
+  b.claim("nc-a").spec.requirements.push_back({"zone", "Sometimes", {"x"}, std::nullopt});
+  const auto types = instance_types::builtin_instance_types();
+  translation_memo memo;
+  for (int pass = 0; pass < 2; ++pass) {
+    auto in = to_disruption_input(*b.build(), types, b.now, {}, memo);
+    ASSERT_EQ(in.skipped.size(), 1u) << "pass " << pass;
+    EXPECT_NE(in.skipped[0].find("Sometimes"), std::string::npos) << in.skipped[0];
+    EXPECT_TRUE(in.cluster.state.nodeclaims.empty());
+    EXPECT_TRUE(in.health.empty());
+  }
 }
 
 TEST(DisruptionInput, TheTranslatedClusterPlansEmptyNodesAway) {

@@ -185,7 +185,7 @@ TEST(SchedulingInput, NominatedPodsStayOnTheirClaimUntilItIsInitialized) {
   ASSERT_EQ(in.snap.pods.size(), 1u);
   EXPECT_EQ(in.snap.pods[0].name, "b");
   // Pessimistic: the largest type it may become.
-  EXPECT_EQ(in.snap.nodeclaims[0].capacity.milli("cpu"), 16000);
+  EXPECT_EQ(in.snap.nodeclaims[0]->capacity.milli("cpu"), 16000);
 
   // Once the informer shows it initialized, its pods are scheduled like any other.
   kube::node_claim seen;

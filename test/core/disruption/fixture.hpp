@@ -87,14 +87,20 @@ struct builder {
                       {std::string(annotations::nodeclass_hash_version), "v1"}};
     for (const char* cond : {"Launched", "Registered", "Initialized"})
       nc.conditions.push_back({cond, "True", "", "", created});
-    c.state.nodeclaims.push_back(nc);
-    c.state.nodes.push_back(n);
-    return c.state.nodes.back();
+    // Made mutable (not model::share) so that node() and claim() may hand them out to shape.
+    c.state.nodeclaims.push_back(std::make_shared<model::nodeclaim>(std::move(nc)));
+    c.state.nodes.push_back(std::make_shared<model::node>(std::move(n)));
+    return node(c.state.nodes.size() - 1);
   }
 
+  // Tests shape nodes and NodeClaims after adding them, before anything reads them: the
+  // snapshot's shared models are still this fixture's alone, and were made as mutable objects.
+  model::node& node(std::size_t index) {
+    return const_cast<model::node&>(*c.state.nodes.at(index));
+  }
   model::nodeclaim& claim(const std::string& node) {
     for (auto& nc : c.state.nodeclaims)
-      if (nc.node_name == node) return nc;
+      if (nc->node_name == node) return const_cast<model::nodeclaim&>(*nc);
     throw std::runtime_error("no NodeClaim for " + node);
   }
 

@@ -204,7 +204,7 @@ TEST(DisruptionPlanner, DriftedNodesAreReplacedWithinTheBudget) {
   EXPECT_NE(p.commands[0].decision.find("NodeClassDrifted"), std::string::npos);
 
   // One node already being disrupted uses the whole budget of 1.
-  b.c.state.nodes[3].taints.push_back({"karpenter.sh/disrupted", "", "NoSchedule"});
+  b.node(3).taints.push_back({"karpenter.sh/disrupted", "", "NoSchedule"});
   auto q = plan_disruption(b.c);
   EXPECT_TRUE(q.commands.empty());
   EXPECT_TRUE(has_reason(q, "node-0", "allows no more Drifted disruptions"));

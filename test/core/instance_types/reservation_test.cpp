@@ -35,9 +35,15 @@ kp::model::nodeclaim holder(const std::string& name, const std::string& id, bool
   return c;
 }
 
+std::vector<kp::model::shared_nodeclaim> shared(std::vector<kp::model::nodeclaim> claims) {
+  std::vector<kp::model::shared_nodeclaim> out;
+  for (auto& c : claims) out.push_back(kp::model::share(std::move(c)));
+  return out;
+}
+
 TEST(ReservedOfferings, AreAvailableUntilTheRegionCountIsHeld) {
   auto types = offered(reserved_type({{"db", "r1", "", 2}}));
-  apply_reservations(types, reservations_held({holder("a", "db", true)}));
+  apply_reservations(types, reservations_held(shared({holder("a", "db", true)})));
   for (const auto& o : types[0].offerings) {
     EXPECT_TRUE(o.available) << o.zone;
     EXPECT_EQ(o.reservation_id, "db");
@@ -45,7 +51,8 @@ TEST(ReservedOfferings, AreAvailableUntilTheRegionCountIsHeld) {
     EXPECT_EQ(o.capacity_type, "reserved");
   }
   types = offered(reserved_type({{"db", "r1", "", 2}}));
-  apply_reservations(types, reservations_held({holder("a", "db", true), holder("b", "db", false)}));
+  apply_reservations(
+      types, reservations_held(shared({holder("a", "db", true), holder("b", "db", false)})));
   for (const auto& o : types[0].offerings) {
     EXPECT_FALSE(o.available) << o.zone << ": the count of 2 is held";
     EXPECT_EQ(o.reservation_capacity, 0);
@@ -53,7 +60,7 @@ TEST(ReservedOfferings, AreAvailableUntilTheRegionCountIsHeld) {
 }
 
 TEST(ReservedOfferings, AreReleasedWhenTheNodeClaimsHoldingThemGo) {
-  std::vector<kp::model::nodeclaim> claims{holder("a", "db", true)};
+  auto claims = shared({holder("a", "db", true)});
   auto types = offered(reserved_type({{"db", "r1", "", 1}}));
   apply_reservations(types, reservations_held(claims));
   EXPECT_FALSE(types[0].offerings[0].available);
@@ -107,7 +114,8 @@ TEST(ReservationHolds, CountLabelsAndPinnedRequirementsButNotOtherClaims) {
   multi.requirements[0].values.push_back("other");  // not pinned to one reservation
   kp::model::nodeclaim plain;
   plain.name = "d";
-  auto held = reservations_held({holder("a", "db", true), holder("b", "db", false), multi, plain});
+  auto held =
+      reservations_held(shared({holder("a", "db", true), holder("b", "db", false), multi, plain}));
   EXPECT_EQ(held.size(), 1u);
   EXPECT_EQ(held["db"], 2);
 }

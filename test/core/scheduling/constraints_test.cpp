@@ -14,7 +14,7 @@ TEST(VolumeLimits, ANodeAtItsCsiAttachLimitTakesNoMoreClaims) {
   s.nodepools.clear();
   auto n = make_node("node-1", "z1", 8, 16);
   n.volume_limits = {{"csi.example.com", 1}};
-  s.nodes.push_back(n);
+  s.nodes.push_back(kp::model::share(n));
   auto running = make_pod("running", 100, 100);
   running.node_name = "node-1";
   running.volumes = {{"data", "claim-a", "csi.example.com", {}}};

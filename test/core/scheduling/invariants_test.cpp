@@ -25,8 +25,8 @@ snapshot random_snapshot(unsigned seed, int pods) {
     s.nodepools.push_back(gpu);
   }
   for (int n = 0; n < static_cast<int>(seed % 3); ++n)
-    s.nodes.push_back(
-        make_node("node-" + std::to_string(n), "z" + std::to_string(1 + n % 3), 4, 8));
+    s.nodes.push_back(kp::model::share(
+        make_node("node-" + std::to_string(n), "z" + std::to_string(1 + n % 3), 4, 8)));
   for (int i = 0; i < pods; ++i) {
     auto p = make_pod("p" + std::to_string(i), 100 * (1 + rng() % 20), 128 * (1 + rng() % 30));
     std::string app = "app-" + std::to_string(rng() % 4);

@@ -26,7 +26,7 @@ TEST(Limits, ExistingNodesCountAgainstTheLimit) {
   auto n = make_node("old", "z1", 4, 8);
   n.labels[std::string(L::nodepool)] = "default";
   n.taints = {{"full", "", "NoSchedule"}};
-  s.nodes.push_back(n);
+  s.nodes.push_back(kp::model::share(n));
   s.pods.push_back(make_pod("a", 100, 100));
   auto p = provision(s);
   EXPECT_TRUE(p.nodeclaims.empty());

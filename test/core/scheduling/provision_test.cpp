@@ -68,7 +68,7 @@ TEST(Provision, NoNodePoolMeansEveryPodIsReported) {
 
 TEST(Provision, ExistingNodesWithRoomAreUsedFirst) {
   auto s = base_snapshot();
-  s.nodes.push_back(make_node("node-1", "z1", 4, 8));
+  s.nodes.push_back(kp::model::share(make_node("node-1", "z1", 4, 8)));
   s.pods.push_back(make_pod("a", 1000, 1024));
   auto p = provision(s);
   EXPECT_TRUE(p.nodeclaims.empty());
@@ -79,7 +79,7 @@ TEST(Provision, ExistingNodesWithRoomAreUsedFirst) {
 
 TEST(Provision, BoundPodsUseUpAnExistingNode) {
   auto s = base_snapshot();
-  s.nodes.push_back(make_node("node-1", "z1", 2, 8));
+  s.nodes.push_back(kp::model::share(make_node("node-1", "z1", 2, 8)));
   auto running = make_pod("running", 1500, 1024);
   running.node_name = "node-1";
   s.bound_pods.push_back(kp::model::share(running));
@@ -95,8 +95,8 @@ TEST(Provision, ExistingNodesComeBeforeInFlightNodeClaims) {
   nc.name = "default-abcde";
   nc.nodepool = "default";
   nc.labels = {{std::string(L::instance_type), "c1.4VCPU-8GB"}};
-  s.nodeclaims.push_back(nc);
-  s.nodes.push_back(make_node("node-1", "z1", 4, 8));
+  s.nodeclaims.push_back(kp::model::share(nc));
+  s.nodes.push_back(kp::model::share(make_node("node-1", "z1", 4, 8)));
   s.pods.push_back(make_pod("a", 1000, 1024));
   auto p = provision(s);
   ASSERT_EQ(p.bindings.size(), 1u);
@@ -109,7 +109,7 @@ TEST(Provision, InFlightNodeClaimsTakePodsBeforeNewOnes) {
   nc.name = "default-abcde";
   nc.nodepool = "default";
   nc.requirements = {{std::string(L::instance_type), op::in, {"c1.4VCPU-8GB"}, std::nullopt}};
-  s.nodeclaims.push_back(nc);
+  s.nodeclaims.push_back(kp::model::share(nc));
   s.pods.push_back(make_pod("a", 1000, 1024));
   auto p = provision(s);
   ASSERT_EQ(p.bindings.size(), 1u);
@@ -126,13 +126,13 @@ TEST(Provision, APodToleratingNothingLandsOnAnInFlightNodeWhoseOnlyTaintsAreStar
   nc.startup_taints = {{"example.com/agent-not-ready", "", "NoSchedule"}};
   nc.requirements = {{std::string(L::instance_type), op::in, {"c1.4VCPU-8GB"}, std::nullopt}};
   nc.node_name = "default-abcde";
-  s.nodeclaims.push_back(nc);
+  s.nodeclaims.push_back(kp::model::share(nc));
   // Registered but not initialized: it still carries the startup and unregistered taints.
   auto node = make_node("default-abcde", "z1", 4, 8);
   node.labels[std::string(L::nodepool)] = "default";
   node.taints = {{"example.com/agent-not-ready", "", "NoSchedule"},
                  {"karpenter.sh/unregistered", "", "NoExecute"}};
-  s.nodes.push_back(node);
+  s.nodes.push_back(kp::model::share(node));
   s.pods.push_back(make_pod("a", 1000, 1024));
   auto p = provision(s);
   ASSERT_EQ(p.bindings.size(), 1u);
@@ -143,7 +143,7 @@ TEST(Provision, AnInitializedNodesTaintsMustBeTolerated) {
   auto s = base_snapshot();
   auto node = make_node("tainted", "z1", 4, 8);
   node.taints = {{"dedicated", "db", "NoSchedule"}};
-  s.nodes.push_back(node);
+  s.nodes.push_back(kp::model::share(node));
   s.pods.push_back(make_pod("a", 1000, 1024));
   auto p = provision(s);
   EXPECT_TRUE(p.bindings.empty());
@@ -335,7 +335,7 @@ TEST(Provision, RestrictedLabelsInNodeSelectorsAreRefused) {
 TEST(Provision, BiggerPodsAreScheduledFirst) {
   auto s = base_snapshot();
   s.nodepools.clear();  // only the existing node
-  s.nodes.push_back(make_node("node-1", "z1", 2, 8));
+  s.nodes.push_back(kp::model::share(make_node("node-1", "z1", 2, 8)));
   s.pods.push_back(make_pod("small-but-older", 500, 100));
   s.pods.push_back(make_pod("big", 1800, 100));
   auto p = provision(s);
@@ -411,7 +411,7 @@ kp::model::nodeclaim unlaunched_two_zone_claim() {
 
 TEST(InFlight, APodNeedingAZoneDoesNotCountOnANodeClaimWhoseZoneIsStillOpen) {
   auto s = base_snapshot();
-  s.nodeclaims.push_back(unlaunched_two_zone_claim());
+  s.nodeclaims.push_back(kp::model::share(unlaunched_two_zone_claim()));
   auto pod = make_pod("a", 100, 100);
   pod.node_selector = {{std::string(L::zone), "z1"}};
   s.pods.push_back(pod);
@@ -422,7 +422,7 @@ TEST(InFlight, APodNeedingAZoneDoesNotCountOnANodeClaimWhoseZoneIsStillOpen) {
 
 TEST(InFlight, APodWithoutZoneNeedsUsesANodeClaimWhoseZoneIsStillOpen) {
   auto s = base_snapshot();
-  s.nodeclaims.push_back(unlaunched_two_zone_claim());
+  s.nodeclaims.push_back(kp::model::share(unlaunched_two_zone_claim()));
   s.pods.push_back(make_pod("a", 100, 100));
   auto p = provision(s);
   ASSERT_EQ(p.bindings.size(), 1u);
@@ -451,7 +451,7 @@ TEST(InFlight, APendingPodWhoseNominationWasLostCountsOnTheUnlaunchedClaimMadeFo
   auto s = base_snapshot();
   s.pods.push_back(make_pod("web", 500, 1024));
   auto nc = unlaunched_claim_for(s, "default-resum");
-  s.nodeclaims.push_back(nc);
+  s.nodeclaims.push_back(kp::model::share(nc));
   auto p = provision(s);
   EXPECT_TRUE(p.nodeclaims.empty()) << "a second claim for the same pod";
   ASSERT_EQ(p.bindings.size(), 1u);
@@ -462,7 +462,7 @@ TEST(InFlight, APendingPodWhoseNominationWasLostCountsOnTheUnlaunchedClaimMadeFo
 TEST(InFlight, AnUnlaunchedClaimOffersOnlyWhatItsSmallestInstanceTypeHolds) {
   auto s = base_snapshot();
   s.pods.push_back(make_pod("small", 500, 1024));
-  s.nodeclaims.push_back(unlaunched_claim_for(s, "default-small"));
+  s.nodeclaims.push_back(kp::model::share(unlaunched_claim_for(s, "default-small")));
   // Room for a second small pod, but not for one bigger than the smallest type it may become.
   s.pods.clear();
   s.pods.push_back(make_pod("also-small", 100, 128));
@@ -478,7 +478,7 @@ TEST(InFlight, AnUnlaunchedClaimOffersOnlyWhatItsSmallestInstanceTypeHolds) {
 
 TEST(InFlight, ZonalSpreadDoesNotPinAnInFlightNodeClaimsZone) {
   auto s = base_snapshot();
-  s.nodeclaims.push_back(unlaunched_two_zone_claim());
+  s.nodeclaims.push_back(kp::model::share(unlaunched_two_zone_claim()));
   auto pod = make_pod("a", 100, 100);
   pod.labels = {{"app", "web"}};
   pod.topology_spread = {app_spread(L::zone, "web")};
@@ -497,7 +497,7 @@ using namespace kp::scheduling::test;
 
 TEST(Provision, ADaemonSetNotYetRunningOnAnExistingNodeReservesItsShare) {
   auto s = base_snapshot();
-  s.nodes.push_back(make_node("node-1", "z1", 2, 8));
+  s.nodes.push_back(kp::model::share(make_node("node-1", "z1", 2, 8)));
   auto ds = make_pod("agent", 1500, 100);
   ds.owners = {{"DaemonSet", "agent", "u1", true}};
   s.daemonsets.push_back(ds);
@@ -509,7 +509,9 @@ TEST(Provision, ADaemonSetNotYetRunningOnAnExistingNodeReservesItsShare) {
   running.name = "agent-xyz";
   running.node_name = "node-1";
   s.bound_pods.push_back(kp::model::share(running));
-  s.nodes[0].allocatable.set("cpu", kp::model::quantity::from_units(3));
+  auto roomier = *s.nodes[0];
+  roomier.allocatable.set("cpu", kp::model::quantity::from_units(3));
+  s.nodes[0] = kp::model::share(roomier);
   p = provision(s);
   ASSERT_EQ(p.bindings.size(), 1u);
 }

@@ -16,6 +16,7 @@ const std::string reserved_name = "r1.16VCPU-32GB";
 snapshot reserved_snapshot(std::vector<instance_types::reservation> reservations,
                            std::vector<model::nodeclaim> claims = {}) {
   snapshot s;
+  for (auto& c : claims) s.nodeclaims.push_back(model::share(std::move(c)));
   auto types = instance_types::builtin_instance_types();
   auto r = instance_types::vm_instance_type(reserved_name, 16, 32LL << 30);
   r.capacity_type = std::string(L::capacity_type_reserved);
@@ -24,9 +25,8 @@ snapshot reserved_snapshot(std::vector<instance_types::reservation> reservations
   std::vector<instance_types::zone_capacity> caps;
   for (const char* z : {"z1", "z2", "z3"}) caps.push_back({"region1", z, 64, 512LL << 30, true});
   instance_types::build_offerings(types, caps);
-  instance_types::apply_reservations(types, instance_types::reservations_held(claims));
+  instance_types::apply_reservations(types, instance_types::reservations_held(s.nodeclaims));
   s.instance_types = std::move(types);
-  s.nodeclaims = std::move(claims);
   s.nodepools.push_back(make_pool("default"));
   // Two pods that each need a 16-vCPU VM of their own.
   s.pods = {make_pod("a", 9000, 10240), make_pod("b", 9000, 10240)};

@@ -209,7 +209,7 @@ TEST(RightSizedScheduling, AnInFlightF1ClaimCountsAgainstLimitsWithTheSizeItName
   in_flight.labels = {{std::string(L::instance_type), "f1.8VCPU-4096MB"},
                       {std::string(L::nodepool), "default"}};
   in_flight.taints = {{"full", "", "NoSchedule"}};  // no pod lands on it
-  s.nodeclaims.push_back(in_flight);
+  s.nodeclaims.push_back(kp::model::share(in_flight));
   s.pods.push_back(make_pod("small", 1500, 512));
   s.pods.push_back(make_pod("big", 2500, 512));
   auto p = provision(s);

@@ -27,11 +27,13 @@ kp::model::nodeclaim claim(const std::string& name, const std::string& pool,
   return nc;
 }
 
-void add_claim_with_node(snapshot& s, const std::string& name, const std::string& pool) {
-  s.nodeclaims.push_back(claim(name, pool, name));
+void add_claim_with_node(snapshot& s, const std::string& name, const std::string& pool,
+                         std::vector<kp::model::taint> node_taints = {}) {
+  s.nodeclaims.push_back(kp::model::share(claim(name, pool, name)));
   auto n = make_node(name, "z1", 4, 8);
   n.labels[std::string(L::nodepool)] = pool;
-  s.nodes.push_back(n);
+  n.taints = std::move(node_taints);
+  s.nodes.push_back(kp::model::share(n));
 }
 
 kp::model::pod bound(const std::string& name, const std::string& node) {
@@ -53,8 +55,9 @@ TEST(StaticCapacity, AStaticPoolCreatesItsReplicasWithoutAnyPod) {
 TEST(StaticCapacity, InFlightAndRunningClaimsCountTowardTheReplicas) {
   auto s = static_snapshot(3);
   add_claim_with_node(s, "static-a", "static");
-  s.nodeclaims.push_back(claim("static-b", "static"));  // in flight, no node yet
-  s.nodeclaims.push_back(claim("other-a", "other"));    // another pool's claim does not count
+  s.nodeclaims.push_back(kp::model::share(claim("static-b", "static")));  // in flight, no node yet
+  s.nodeclaims.push_back(
+      kp::model::share(claim("other-a", "other")));  // another pool's claim does not count
   auto plans = plan_static_capacity(s);
   ASSERT_EQ(plans.size(), 1u);
   EXPECT_EQ(plans[0].create, 1);
@@ -81,8 +84,8 @@ TEST(StaticCapacity, LimitsNodesCapsCreationCountingDeletingAndInFlightClaims) {
   add_claim_with_node(s, "static-a", "static");
   auto going = claim("static-b", "static", "static-b");
   going.terminating = true;  // still there: counts against the limit, not the replicas
-  s.nodeclaims.push_back(going);
-  s.nodeclaims.push_back(claim("static-c", "static"));  // in flight
+  s.nodeclaims.push_back(kp::model::share(going));
+  s.nodeclaims.push_back(kp::model::share(claim("static-c", "static")));  // in flight
   auto plans = plan_static_capacity(s);
   ASSERT_EQ(plans.size(), 1u);
   EXPECT_EQ(plans[0].count.running, 2);
@@ -106,7 +109,7 @@ TEST(StaticCapacity, SurplusGoesUnlaunchedFirstThenEmptyThenLeastBusyAndDoNotDis
   add_claim_with_node(s, "static-guarded", "static");
   add_claim_with_node(s, "static-empty", "static");
   add_claim_with_node(s, "static-one", "static");
-  s.nodeclaims.push_back(claim("static-unlaunched", "static"));
+  s.nodeclaims.push_back(kp::model::share(claim("static-unlaunched", "static")));
   for (int i = 0; i < 3; ++i)
     s.bound_pods.push_back(kp::model::share(bound("b" + std::to_string(i), "static-busy")));
   auto guarded = bound("g", "static-guarded");
@@ -123,10 +126,9 @@ TEST(StaticCapacity, SurplusGoesUnlaunchedFirstThenEmptyThenLeastBusyAndDoNotDis
 TEST(StaticCapacity, ADriftReplacementInProgressIsNeitherSurplusNorMissing) {
   auto s = static_snapshot(2);
   add_claim_with_node(s, "static-a", "static");
-  add_claim_with_node(s, "static-old", "static");
-  s.nodes.back().taints.push_back(
-      {std::string(kp::model::taint_keys::disrupted), "", "NoSchedule"});
-  s.nodeclaims.push_back(claim("static-replacement", "static"));
+  add_claim_with_node(s, "static-old", "static",
+                      {{std::string(kp::model::taint_keys::disrupted), "", "NoSchedule"}});
+  s.nodeclaims.push_back(kp::model::share(claim("static-replacement", "static")));
   EXPECT_TRUE(plan_static_capacity(s).empty());
   auto c = count_static_pool(s, "static");
   EXPECT_EQ(c.running, 2);
@@ -160,10 +162,10 @@ TEST(StaticCapacity, DynamicProvisioningSkipsStaticPools) {
 TEST(LimitsNodes, InFlightClaimsCountAndTheReasonNamesThePoolAndTheLimit) {
   auto s = base_snapshot();
   s.nodepools[0].limits.set("nodes", kp::model::quantity::from_units(2));
-  add_claim_with_node(s, "default-a", "default");
-  s.nodes.back().taints = {{"full", "", "NoSchedule"}};
-  s.nodeclaims.push_back(claim("default-b", "default"));  // in flight, not launched
-  s.nodeclaims.back().taints = {{"full", "", "NoSchedule"}};
+  add_claim_with_node(s, "default-a", "default", {{"full", "", "NoSchedule"}});
+  auto in_flight = claim("default-b", "default");  // not launched
+  in_flight.taints = {{"full", "", "NoSchedule"}};
+  s.nodeclaims.push_back(kp::model::share(in_flight));
   s.pods.push_back(make_pod("third", 100, 100));
   auto p = provision(s);
   EXPECT_TRUE(p.nodeclaims.empty());

@@ -154,7 +154,7 @@ TEST(PodAntiAffinity, ZonalAntiAffinityAllowsOnePodPerZone) {
 
 TEST(PodAntiAffinity, PodsSelectedByAnExistingPodsAntiAffinityStayAway) {
   auto s = base_snapshot();
-  s.nodes.push_back(make_node("node-1", "z1", 8, 16));
+  s.nodes.push_back(kp::model::share(make_node("node-1", "z1", 8, 16)));
   auto guard = labelled("guard", "guard");
   guard.node_name = "node-1";
   guard.pod_anti_affinity.required = {{app("web"), {}, std::nullopt, std::string(L::hostname), {}}};
@@ -179,7 +179,7 @@ TEST(PodAffinity, SelfAffinePodsShareOneZone) {
 
 TEST(PodAffinity, AffinityFollowsAnExistingPodsZone) {
   auto s = base_snapshot();
-  s.nodes.push_back(make_node("node-1", "z2", 1, 1));
+  s.nodes.push_back(kp::model::share(make_node("node-1", "z2", 1, 1)));
   auto db = labelled("db", "db");
   db.node_name = "node-1";
   s.bound_pods.push_back(kp::model::share(db));
@@ -239,7 +239,7 @@ namespace L = kp::model::labels;
 TEST(TopologySpread, PodsAlreadyRunningCountTowardTheirZone) {
   auto s = base_snapshot();
   auto n = make_node("node-1", "z1", 1, 1);  // full: new pods cannot land on it
-  s.nodes.push_back(n);
+  s.nodes.push_back(kp::model::share(n));
   for (int i = 0; i < 2; ++i) {
     auto running = make_pod("running" + std::to_string(i), 10, 10);
     running.labels = {{"app", "web"}};
@@ -269,7 +269,7 @@ namespace L = kp::model::labels;
 
 TEST(PodAntiAffinity, ARunningPodsAntiAffinityOnlyRepelsThePodsItSelects) {
   auto s = base_snapshot();
-  s.nodes.push_back(make_node("node-1", "z1", 8, 16));
+  s.nodes.push_back(kp::model::share(make_node("node-1", "z1", 8, 16)));
   auto guard = make_pod("guard", 100, 100);
   guard.labels = {{"app", "guard"}};
   guard.node_name = "node-1";
