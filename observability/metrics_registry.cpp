@@ -21,7 +21,7 @@ std::string metrics_registry::serialize() const {
   return serialize({});
 }
 
-std::string metrics_registry::serialize(const std::vector<std::string>& names) const {
+metrics_registry::selection metrics_registry::select(const std::vector<std::string>& names) const {
   auto families = registry_->Collect();
   auto wanted = [&](const prometheus::MetricFamily& f) {
     return std::find(names.begin(), names.end(), f.name) != names.end();
@@ -29,7 +29,7 @@ std::string metrics_registry::serialize(const std::vector<std::string>& names) c
   if (!names.empty()) {
     std::erase_if(families, [&](const prometheus::MetricFamily& f) { return !wanted(f); });
   }
-  std::vector<const object_gauges*> streamed;
+  selection out;
   if (names.empty() || families.size() < names.size()) {
     for (auto& f : per_object_->Collect()) {
       if (names.empty() || wanted(f)) families.push_back(std::move(f));
@@ -37,16 +37,47 @@ std::string metrics_registry::serialize(const std::vector<std::string>& names) c
     for (const auto& extra : per_object_extra_) {
       const bool asked =
           names.empty() || std::find(names.begin(), names.end(), extra->name()) != names.end();
-      if (asked) streamed.push_back(extra.get());
+      if (asked) out.streamed.push_back(extra);
     }
   }
-  std::ostringstream out;
-  prometheus::TextSerializer{}.Serialize(out, families);
+  std::ostringstream text;
+  prometheus::TextSerializer{}.Serialize(text, families);
   families.clear();
-  auto text = std::move(out).str();  // the stream's buffer itself, not a copy of it
+  out.text = std::move(text).str();  // the stream's buffer itself, not a copy of it
+  return out;
+}
+
+std::string metrics_registry::serialize(const std::vector<std::string>& names) const {
+  auto chosen = select(names);
   // Written a batch at a time: the text is all a scrape holds of 100,000 pod series.
-  for (const auto* family : streamed) family->serialize(text);
-  return text;
+  for (const auto& family : chosen.streamed) family->serialize(chosen.text);
+  return std::move(chosen.text);
+}
+
+std::function<std::string()> metrics_registry::text_pieces(
+    const std::vector<std::string>& names) const {
+  struct pieces {
+    std::string first;
+    bool first_given = false;
+    std::vector<std::function<std::string()>> families;
+    std::size_t at = 0;
+  };
+  auto p = std::make_shared<pieces>();
+  auto chosen = select(names);
+  p->first = std::move(chosen.text);
+  // Each family's series are those current now, whenever the client takes them.
+  for (const auto& family : chosen.streamed) p->families.push_back(family->text_pieces());
+  return [p]() -> std::string {
+    if (!p->first_given) {
+      p->first_given = true;
+      if (!p->first.empty()) return std::move(p->first);
+    }
+    for (; p->at < p->families.size(); ++p->at) {
+      auto piece = p->families[p->at]();
+      if (!piece.empty()) return piece;
+    }
+    return {};
+  };
 }
 
 void register_build_info(prometheus::Registry& registry, const std::string& version,

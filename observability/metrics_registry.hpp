@@ -1,6 +1,7 @@
 #pragma once
 // The process's Prometheus registry and its text exposition, served by our own HTTP transport
 // (not prometheus-cpp's civetweb exposer).
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,8 +28,18 @@ class metrics_registry {
   // Only the families named (exact names); the per-object registry is collected only when a
   // name is not found in the main one. Every family when `names` is empty.
   std::string serialize(const std::vector<std::string>& names) const;
+  // The same text in pieces, as /metrics sends it: the registries' families first, then each
+  // per-object family a batch of series at a time (object_gauges::text_pieces), and an empty
+  // string at the end. A scrape of 100,000 pod series thus never holds their whole text.
+  std::function<std::string()> text_pieces(const std::vector<std::string>& names) const;
 
  private:
+  struct selection {
+    std::string text;                                            // the registries' families named
+    std::vector<std::shared_ptr<const object_gauges>> streamed;  // the per-object ones named
+  };
+  selection select(const std::vector<std::string>& names) const;
+
   std::shared_ptr<prometheus::Registry> registry_;
   std::shared_ptr<prometheus::Registry> per_object_;
   std::vector<std::shared_ptr<const object_gauges>> per_object_extra_;

@@ -16,7 +16,47 @@ std::string text_of(const prometheus::MetricFamily& family) {
   return std::move(out).str();
 }
 
+// The family without series is its HELP and TYPE lines: written once, and cut from the text of
+// every batch, so the batches read as one family.
+prometheus::MetricFamily empty_family(const std::string& name, const std::string& help) {
+  prometheus::MetricFamily family;
+  family.name = name;
+  family.help = help;
+  family.type = prometheus::MetricType::Gauge;
+  return family;
+}
+
+// The series of `family` in the text format, without the family's header lines.
+std::string series_text(const prometheus::MetricFamily& family, const std::string& header) {
+  auto text = text_of(family);
+  if (text.compare(0, header.size(), header) == 0) text.erase(0, header.size());
+  return text;
+}
+
+class collect_all_cursor final : public object_gauges::source::cursor {
+ public:
+  explicit collect_all_cursor(std::shared_ptr<const object_gauges::source> s)
+      : source_(std::move(s)) {}
+  bool next(std::size_t, std::vector<prometheus::ClientMetric>& out) override {
+    if (!source_) return false;
+    source_->collect(std::numeric_limits<std::size_t>::max(), [&](auto& batch) {
+      std::move(batch.begin(), batch.end(), std::back_inserter(out));
+      batch.clear();
+    });
+    source_.reset();
+    return true;
+  }
+
+ private:
+  std::shared_ptr<const object_gauges::source> source_;
+};
+
 }  // namespace
+
+std::unique_ptr<object_gauges::source::cursor> object_gauges::source::open(
+    std::shared_ptr<const source> self) const {
+  return std::make_unique<collect_all_cursor>(std::move(self));
+}
 
 object_gauges::object_gauges(std::string name, std::string help, std::size_t batch_size)
     : name_(std::move(name)),
@@ -52,12 +92,7 @@ std::vector<prometheus::MetricFamily> object_gauges::Collect() const {
 }
 
 void object_gauges::serialize(std::string& out) const {
-  prometheus::MetricFamily family;
-  family.name = name_;
-  family.help = help_;
-  family.type = prometheus::MetricType::Gauge;
-  // The family without series is its HELP and TYPE lines: written once, and cut from the text
-  // of every batch, so the batches read as one family.
+  auto family = empty_family(name_, help_);
   const std::string header = text_of(family);
   out += header;
   auto s = current();
@@ -67,18 +102,47 @@ void object_gauges::serialize(std::string& out) const {
   s->collect(batch_size_, [&](std::vector<prometheus::ClientMetric>& batch) {
     const std::size_t series = batch.size();
     family.metric = std::move(batch);
-    auto text = text_of(family);
-    const std::size_t skip = text.compare(0, header.size(), header) == 0 ? header.size() : 0;
+    const auto text = series_text(family, header);
     if (written == 0 && series > 0 && expected > series) {
       // A tenth more than the first batch's length per series: names and nodes vary a little.
-      const std::size_t per_series = (text.size() - skip) / series + 1;
-      out.reserve(out.size() + (text.size() - skip) + per_series * (expected - series) * 11 / 10);
+      const std::size_t per_series = text.size() / series + 1;
+      out.reserve(out.size() + text.size() + per_series * (expected - series) * 11 / 10);
     }
-    out.append(text, skip);
+    out += text;
     written += series;
     batch = std::move(family.metric);
     batch.clear();
   });
+}
+
+std::function<std::string()> object_gauges::text_pieces() const {
+  struct pieces {
+    prometheus::MetricFamily family;
+    std::string header;
+    bool header_given = false;
+    std::unique_ptr<source::cursor> cursor;  // null without a source, or once exhausted
+    std::size_t batch_size = 1;
+  };
+  auto p = std::make_shared<pieces>();
+  p->family = empty_family(name_, help_);
+  p->header = text_of(p->family);
+  p->batch_size = batch_size_;
+  if (auto s = current()) p->cursor = s->open(s);
+  return [p]() -> std::string {
+    if (!p->header_given) {
+      p->header_given = true;
+      return p->header;
+    }
+    while (p->cursor) {
+      p->family.metric.clear();
+      if (!p->cursor->next(p->batch_size, p->family.metric)) {
+        p->cursor.reset();
+        break;
+      }
+      if (!p->family.metric.empty()) return series_text(p->family, p->header);
+    }
+    return {};
+  };
 }
 
 }  // namespace kp::obs

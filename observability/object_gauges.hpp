@@ -29,6 +29,17 @@ class object_gauges : public prometheus::Collectable {
     virtual void collect(std::size_t batch_size, const batch_sink& flush) const = 0;
     // How many series collect() will hand out (0 when unknown): a scrape sizes its text by it.
     virtual std::size_t size() const { return 0; }
+
+    // Collection that resumes where it stopped, for a scrape whose text is sent a batch at a
+    // time as the client takes it: each next() fills `out` with at most `batch_size` series
+    // and says whether any were left to give. A cursor keeps alive what it reads.
+    struct cursor {
+      virtual ~cursor() = default;
+      virtual bool next(std::size_t batch_size, std::vector<prometheus::ClientMetric>& out) = 0;
+    };
+    // A cursor over `self` (this source). The default hands every series in its first batch:
+    // sources whose collect() cannot resume.
+    virtual std::unique_ptr<cursor> open(std::shared_ptr<const source> self) const;
   };
 
   // `batch_size`: how many series a scrape makes before writing them out.
@@ -43,6 +54,11 @@ class object_gauges : public prometheus::Collectable {
   // sized for every series at that batch's length per series, so the text of 100,000 series
   // is not grown by doubling (which holds 1.5 to 3 times the text while it copies).
   void serialize(std::string& out) const;
+  // The same text in pieces, for a reply sent as the client takes it: the first call returns
+  // the HELP and TYPE lines, each later one the text of the next batch of series, and an empty
+  // string once all were returned. The series are those of the source current when this was
+  // called; pieces may be taken on any one thread.
+  std::function<std::string()> text_pieces() const;
 
   const std::string& name() const { return name_; }
 

@@ -110,6 +110,12 @@ class chunked_map {
   // ---- reading ----
   size_type size() const { return size_; }
   bool empty() const { return size_ == 0; }
+  // Entries the chunks have room for (memory accounting and tests): at most max_chunk each.
+  size_type slots() const {
+    size_type n = 0;
+    for (const auto& ch : chunks_) n += ch->capacity();
+    return n;
+  }
   const_iterator begin() const { return {&chunks_, 0, 0}; }
   const_iterator end() const { return {&chunks_, chunks_.size(), 0}; }
   const_iterator cbegin() const { return begin(); }
@@ -290,29 +296,39 @@ class chunked_map {
       return {iterator{&chunks_, 0, 0}, true};
     }
     auto [c, e, found] = locate(key);
-    auto& ch = own(c);
     if (found) {
+      auto& ch = own(c);
       if (assign) ch[e].second = make_value();
       return {iterator{&chunks_, c, e}, false};
     }
-    ch.insert(ch.begin() + static_cast<difference_type>(e),
-              value_type(std::move(key), make_value()));
-    ++size_;
-    if (ch.size() > max_chunk) {
+    if (chunks_[c]->size() == max_chunk) {
+      // A full chunk is split before the insert, so that no chunk ever grows past max_chunk
+      // entries (a vector grown by one more doubles its capacity: 128 slots held for 64).
       // Appending to the last chunk starts a new one (lists arrive sorted); otherwise halve.
-      const bool appended = c + 1 == chunks_.size() && e + 1 == ch.size();
-      const std::size_t keep = appended ? ch.size() - 1 : ch.size() / 2;
-      auto rest = std::make_shared<chunk>();
-      rest->reserve(max_chunk);
-      rest->assign(std::make_move_iterator(ch.begin() + static_cast<difference_type>(keep)),
-                   std::make_move_iterator(ch.end()));
-      ch.erase(ch.begin() + static_cast<difference_type>(keep), ch.end());
-      chunks_.insert(chunks_.begin() + static_cast<difference_type>(c + 1), std::move(rest));
+      const bool appending = c + 1 == chunks_.size() && e == max_chunk;
+      const std::size_t keep = appending ? max_chunk : max_chunk / 2;
+      if (keep < max_chunk) {
+        auto& ch = own(c);
+        auto rest = std::make_shared<chunk>();
+        rest->reserve(max_chunk);
+        rest->assign(std::make_move_iterator(ch.begin() + static_cast<difference_type>(keep)),
+                     std::make_move_iterator(ch.end()));
+        ch.erase(ch.begin() + static_cast<difference_type>(keep), ch.end());
+        chunks_.insert(chunks_.begin() + static_cast<difference_type>(c + 1), std::move(rest));
+      } else {
+        auto fresh = std::make_shared<chunk>();
+        fresh->reserve(max_chunk);
+        chunks_.push_back(std::move(fresh));
+      }
       if (e >= keep) {
         ++c;
         e -= keep;
       }
     }
+    auto& ch = own(c);
+    ch.insert(ch.begin() + static_cast<difference_type>(e),
+              value_type(std::move(key), make_value()));
+    ++size_;
     return {iterator{&chunks_, c, e}, true};
   }
 

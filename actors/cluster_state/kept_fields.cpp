@@ -52,6 +52,19 @@ void keep_used_fields(kube::pod& pod) {
   pod.metadata.finalizers.shrink_to_fit();
 }
 
+void keep_used_fields(kube::node& node) {
+  auto& status = node.status;
+  status.addresses = {};
+  status.node_info = {};
+  status.volumes_in_use = {};
+  status.volumes_attached = {};
+  for (auto& c : status.conditions) drop(c.last_heartbeat_time);
+  status.conditions.shrink_to_fit();
+  node.spec.taints.shrink_to_fit();
+  node.metadata.owner_references.shrink_to_fit();
+  node.metadata.finalizers.shrink_to_fit();
+}
+
 template <>
 std::function<void(kube::pod&)> object_keeper<kube::pod>() {
   auto parts = std::make_shared<shared_pod_parts>();

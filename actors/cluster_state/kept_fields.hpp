@@ -18,6 +18,12 @@ void keep_used_fields(T&) {}
 // even decoded).
 void keep_used_fields(kube::pod& pod);
 
+// A Node drops what no reader uses: its addresses, system info (machine, boot and system IDs,
+// versions), volumes in use and attached, and its conditions' heartbeat times (readers look at
+// type, status, reason, message and transition time). Nodes are only ever patched, never
+// written whole from this copy, so nothing dropped here is lost on the server.
+void keep_used_fields(kube::node& node);
+
 // What an informer of kind T applies to every object it decodes: keep_used_fields, and for pods
 // also the sharing of parts between pods of one controller (shared_pod_parts.hpp). Each call
 // makes a new, independent keeper (one per informer).

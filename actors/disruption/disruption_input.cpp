@@ -113,7 +113,8 @@ disruption_input to_disruption_input(const protocol::cluster_snapshot& snap,
   std::map<std::string, const kube::node_claim*, std::less<>> claim_of_node;
   s.nodeclaims.reserve(snap.node_claims ? snap.node_claims->size() : 0);
   memo.nodeclaims.read(
-      snap.node_claims, [](const kube::node_claim& nc) { return kube::to_model(nc); },
+      snap.node_claims,
+      [&memo](const kube::node_claim& nc) { return kube::to_model(nc, &memo.nodeclaim_parts); },
       [&](const kube::node_claim& nc, const auto& translated) {
         if (!translated.model) {
           out.skipped.push_back(translated.invalid->message);

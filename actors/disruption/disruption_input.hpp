@@ -13,6 +13,7 @@
 #include "core/instance_types/instance_type.hpp"
 #include "core/instance_types/right_sized.hpp"
 #include "protocol/cluster_snapshot.hpp"
+#include "protocol/kube/nodeclaim_part_models.hpp"
 
 namespace kp::actors::disruption {
 
@@ -25,10 +26,12 @@ struct disruption_input {
 };
 
 // What the disruption actor keeps from one pass to the next: the models of the Nodes and
-// NodeClaims it translated (model_memo.hpp). At rest no pass translates any.
+// NodeClaims it translated (model_memo.hpp). At rest no pass translates any. The NodeClaims'
+// models share the labels, annotations and requirements that claims made alike carry equal.
 struct translation_memo {
   model_memo<kube::node, model::node> nodes;
   model_memo<kube::node_claim, model::nodeclaim> nodeclaims;
+  kube::nodeclaim_part_models nodeclaim_parts;
 };
 
 // `types` are the controller's instance types. When none carries offerings yet, one offering

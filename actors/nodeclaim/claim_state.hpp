@@ -47,7 +47,7 @@ struct launched_vm {
 };
 
 struct claim_state {
-  controller_context ctx;
+  shared_context ctx;  // never null
   std::string claim_name;
   protocol::snapshot_ptr snapshot;
   obs::logger log{"nodeclaim"};

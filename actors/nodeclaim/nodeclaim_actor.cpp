@@ -41,7 +41,7 @@ void reconcile(self_ptr self);
 }  // namespace
 
 std::string now_rfc3339(const claim_state& st) {
-  return kube::format_rfc3339(st.ctx.wall_clock_ms());
+  return kube::format_rfc3339(st.ctx->wall_clock_ms());
 }
 
 const kube::node_claim* current_claim(const claim_state& st) {
@@ -64,7 +64,7 @@ void event(const claim_state& st, const kube::node_claim& claim, std::string typ
   e.type = std::move(type);
   e.reason = reason.str();
   e.message = std::move(message);
-  record_event(st.ctx, std::move(e));
+  record_event(*st.ctx, std::move(e));
 }
 
 std::string nodepool_of(const kube::node_claim& claim) {
@@ -99,7 +99,7 @@ void phase_done(self_ptr self, bool ok) {
 void write_status(self_ptr self, kube::node_claim claim, std::function<void(bool)> next) {
   set_ready(self->state, claim);
   const auto gen = claim.metadata.generation;
-  self->state.ctx.kube->patch<kube::node_claim>(
+  self->state.ctx->kube->patch<kube::node_claim>(
       {"", claim.metadata.name}, kube::patch_type::merge,
       kube::node_claim_status_merge_patch(claim),
       in_actor<kube::node_claim>(self,
@@ -109,7 +109,7 @@ void write_status(self_ptr self, kube::node_claim claim, std::function<void(bool
                                      note_written(self, *r);
                                    } else if (status_refusals::is_refusal(r.error())) {
                                      st.refusals.report(r.error(), "NodeClaim", st.claim_name, gen,
-                                                        "", st.ctx.metrics.get(), st.log);
+                                                        "", st.ctx->metrics.get(), st.log);
                                    } else {
                                      self->state.log.warn(
                                          "writing the NodeClaim status failed",
@@ -150,7 +150,7 @@ void add_finalizer(self_ptr self, const kube::node_claim& claim) {
   auto finalizers = claim.metadata.finalizers;
   finalizers.push_back(termination_finalizer);
   self->state.busy = true;
-  self->state.ctx.kube->patch<kube::node_claim>(
+  self->state.ctx->kube->patch<kube::node_claim>(
       {"", claim.metadata.name}, kube::patch_type::merge,
       kube::finalizers_merge_patch(finalizers, claim.metadata.resource_version),
       in_actor<kube::node_claim>(self, [self](result<kube::node_claim> r) {
@@ -204,8 +204,8 @@ void reconcile(self_ptr self) {
 // The handlers are not guarded one by one: the actor's state is this one claim, and a phase cut
 // off by an exception would leave it half-done (busy, a timer not armed). The boundary reports
 // the failure and stops the actor; the fleet starts a fresh one that reads the claim and its VM.
-impl_actor::behavior_type claim_behavior(self_ptr self, controller_context ctx, std::string name) {
-  install_boundary(self, make_boundary("nodeclaim", ctx.metrics),
+impl_actor::behavior_type claim_behavior(self_ptr self, shared_context ctx, std::string name) {
+  install_boundary(self, make_boundary("nodeclaim", ctx->metrics),
                    "NodeClaim " + name + "; its actor stops and restarts from the cluster state");
   self->state.ctx = std::move(ctx);
   self->state.claim_name = std::move(name);
@@ -226,10 +226,16 @@ impl_actor::behavior_type claim_behavior(self_ptr self, controller_context ctx, 
 }  // namespace
 }  // namespace detail
 
+protocol::nodeclaim_actor spawn_nodeclaim_actor(caf::actor_system& system, shared_context ctx,
+                                                std::string name) {
+  auto impl = system.spawn(detail::claim_behavior, std::move(ctx), std::move(name));
+  return impl;
+}
+
 protocol::nodeclaim_actor spawn_nodeclaim_actor(caf::actor_system& system,
                                                 const controller_context& ctx, std::string name) {
-  auto impl = system.spawn(detail::claim_behavior, ctx, std::move(name));
-  return impl;
+  return spawn_nodeclaim_actor(system, std::make_shared<const controller_context>(ctx),
+                               std::move(name));
 }
 
 }  // namespace kp::actors::nodeclaim

@@ -17,6 +17,9 @@ namespace kp::actors::nodeclaim {
 // `name` is the NodeClaim's name (cluster-scoped). Needs from ctx: kube, regions,
 // instance_types, settings (system_namespace, launch/registration timeouts, bootstrap token TTL),
 // cluster_endpoint, cluster_ca_pem, kubernetes_version; metrics and events when present.
+// The fleet passes the one context all its actors share; the overload taking a context copies it.
+protocol::nodeclaim_actor spawn_nodeclaim_actor(caf::actor_system& system, shared_context ctx,
+                                                std::string name);
 protocol::nodeclaim_actor spawn_nodeclaim_actor(caf::actor_system& system,
                                                 const controller_context& ctx, std::string name);
 

@@ -31,7 +31,7 @@ struct child {
 };
 
 struct fleet_state {
-  controller_context ctx;
+  shared_context ctx;  // handed to every child; never null
   claim_actor_spawner spawner;
   restart_policy policy;
   std::map<std::string, child> children;
@@ -58,7 +58,7 @@ using fleet_ptr = fleet_impl::stateful_pointer<fleet_state>;
 void send_claimed_vmids(fleet_ptr self, const protocol::cluster_snapshot& snapshot) {
   auto& st = self->state;
   std::map<std::string, std::vector<std::uint32_t>> claimed;
-  for (const auto& [name, region] : st.ctx.regions) claimed[name];
+  for (const auto& [name, region] : st.ctx->regions) claimed[name];
   if (snapshot.node_claims) {
     for (const auto& [key, claim] : *snapshot.node_claims) {
       (void)key;
@@ -71,7 +71,7 @@ void send_claimed_vmids(fleet_ptr self, const protocol::cluster_snapshot& snapsh
     auto sent = st.claimed.find(name);
     if (sent != st.claimed.end() && sent->second == vmids) continue;
     st.claimed[name] = vmids;
-    self->send(st.ctx.regions.at(name), protocol::claimed_vmids{vmids});
+    self->send(st.ctx->regions.at(name), protocol::claimed_vmids{vmids});
   }
 }
 
@@ -162,7 +162,7 @@ void on_child_down(fleet_ptr self, const caf::down_msg& down) {
     e.reason = event_reason("LifecycleRestarted").str();
     e.message = "The controller's work on this NodeClaim stopped (" + reason + "); it resumes in " +
                 std::to_string(delay.count()) + " ms from the cluster and Proxmox state";
-    record_event(st.ctx, std::move(e));
+    record_event(*st.ctx, std::move(e));
     self->delayed_send(self, delay, protocol::restart_atom::value, name);
     return;
   }
@@ -184,7 +184,7 @@ fleet_impl::behavior_type fleet_behavior(fleet_ptr self, controller_context ctx,
   auto boundary = make_boundary("nodeclaim-fleet", ctx.metrics);
   install_boundary(self, boundary);
   if (ctx.metrics) st.restarted = &ctx.metrics->actor_restarts.Add({{"actor", "nodeclaim"}});
-  st.ctx = std::move(ctx);
+  st.ctx = std::make_shared<const controller_context>(std::move(ctx));
   st.spawner = std::move(spawner);
   st.policy = policy;
   self->set_down_handler(
@@ -199,8 +199,7 @@ fleet_impl::behavior_type fleet_behavior(fleet_ptr self, controller_context ctx,
 protocol::nodeclaim_fleet_actor spawn_nodeclaim_fleet(caf::actor_system& system,
                                                       const controller_context& ctx) {
   return spawn_nodeclaim_fleet(
-      system, ctx,
-      [](caf::actor_system& sys, const controller_context& c, const std::string& name) {
+      system, ctx, [](caf::actor_system& sys, const shared_context& c, const std::string& name) {
         return spawn_nodeclaim_actor(sys, c, name);
       });
 }

@@ -22,9 +22,10 @@
 namespace kp::actors::nodeclaim {
 
 // Starts the actor of one NodeClaim; called again on every restart (spawn_nodeclaim_actor in
-// the controller; a harness may wrap it to watch or stop the actors it starts).
+// the controller; a harness may wrap it to watch or stop the actors it starts). Every actor
+// gets the fleet's one shared context.
 using claim_actor_spawner = std::function<protocol::nodeclaim_actor(
-    caf::actor_system&, const controller_context&, const std::string& name)>;
+    caf::actor_system&, const shared_context&, const std::string& name)>;
 
 // The restart backoff of NodeClaim actors in the controller.
 inline constexpr restart_policy claim_restart_policy{std::chrono::seconds(1),

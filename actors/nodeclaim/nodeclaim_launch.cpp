@@ -28,19 +28,19 @@ constexpr const char* controller_label = "nodeclaim.lifecycle";
 std::chrono::milliseconds launch_request_timeout(const claim_state& st) {
   return std::max<std::chrono::milliseconds>(
       std::chrono::minutes(1),
-      std::chrono::duration_cast<std::chrono::milliseconds>(st.ctx.settings.launch_timeout));
+      std::chrono::duration_cast<std::chrono::milliseconds>(st.ctx->settings.launch_timeout));
 }
 
 // --- metrics -------------------------------------------------------------------------------------
 
 void observe_create(const claim_state& st, double seconds, const std::string& error) {
-  if (!st.ctx.metrics) return;
+  if (!st.ctx->metrics) return;
   std::map<std::string, std::string> labels{
       {"controller", controller_label}, {"method", "Create"}, {"provider", "proxmox"}};
-  st.ctx.metrics->cloudprovider_duration.Add(labels, obs::duration_buckets()).Observe(seconds);
+  st.ctx->metrics->cloudprovider_duration.Add(labels, obs::duration_buckets()).Observe(seconds);
   if (!error.empty()) {
     labels["error"] = error;
-    st.ctx.metrics->cloudprovider_errors.Add(labels).Increment();
+    st.ctx->metrics->cloudprovider_errors.Add(labels).Increment();
   }
 }
 
@@ -112,7 +112,7 @@ void record_launch(self_ptr self, const kube::node_claim& claim) {
     for (const auto& [k, v] : annotations) set[k] = v;
     patch.as_object()["metadata"].as_object()["annotations"] = std::move(set);
   }
-  st.ctx.kube->patch<kube::node_claim>(
+  st.ctx->kube->patch<kube::node_claim>(
       {"", claim.metadata.name}, kube::patch_type::merge, boost::json::serialize(patch),
       in_actor<kube::node_claim>(self, [self](result<kube::node_claim> r) {
         auto& st = self->state;
@@ -146,13 +146,13 @@ void record_launch(self_ptr self, const kube::node_claim& claim) {
 void ensure_token(self_ptr self, const kube::node_claim& claim,
                   std::function<void(result<std::string>)> done) {
   auto& st = self->state;
-  auto now = st.ctx.wall_clock_ms();
+  auto now = st.ctx->wall_clock_ms();
   if (st.snapshot->bootstrap_tokens) {
     for (const auto& [key, secret] : *st.snapshot->bootstrap_tokens) {
       (void)key;
       auto owner = secret->metadata.labels.find(protocol::bootstrap_token_owner_label);
       if (owner == secret->metadata.labels.end() || owner->second != claim.metadata.name) continue;
-      if (secret->metadata.namespace_ != st.ctx.settings.system_namespace) continue;
+      if (secret->metadata.namespace_ != st.ctx->settings.system_namespace) continue;
       if (secret->metadata.deletion_timestamp) continue;
       auto id = secret->data.find("token-id");
       auto sec = secret->data.find("token-secret");
@@ -174,11 +174,11 @@ void ensure_token(self_ptr self, const kube::node_claim& claim,
   std::random_device rd;
   auto token = cloudinit::generate_bootstrap_token([&rd] { return rd(); });
   auto ttl = std::chrono::duration_cast<std::chrono::milliseconds>(
-                 std::min<config::duration>(st.ctx.settings.bootstrap_token_ttl, 1h))
+                 std::min<config::duration>(st.ctx->settings.bootstrap_token_ttl, 1h))
                  .count();
   kube::secret secret;
   secret.metadata.name = "bootstrap-token-" + token.id;
-  secret.metadata.namespace_ = st.ctx.settings.system_namespace;
+  secret.metadata.namespace_ = st.ctx->settings.system_namespace;
   secret.metadata.labels[protocol::bootstrap_token_owner_label] = claim.metadata.name;
   secret.type = "bootstrap.kubernetes.io/token";
   secret.data["description"].value = "karpenter-proxmox join token for " + claim.metadata.name;
@@ -188,7 +188,7 @@ void ensure_token(self_ptr self, const kube::node_claim& claim,
   secret.data["usage-bootstrap-authentication"].value = "true";
   secret.data["usage-bootstrap-signing"].value = "true";
   secret.data["auth-extra-groups"].value = protocol::bootstrap_token_group;
-  st.ctx.kube->create<kube::secret>(
+  st.ctx->kube->create<kube::secret>(
       secret, in_actor<kube::secret>(self, [self, token, done](result<kube::secret> r) {
         if (!r) {
           done(kp::error{r.error().code,
@@ -210,7 +210,7 @@ void load_templates(self_ptr self, const kube::proxmox_node_class& nc,
                     std::function<void(result<template_files>)> done) {
   auto files = std::make_shared<template_files>();
   const auto& md = nc.spec.metadata;
-  const auto scope = template_secret_scope_of(self->state.ctx.settings);
+  const auto scope = template_secret_scope_of(self->state.ctx->settings);
   for (const auto& [field, ref] :
        {std::pair{"templatesRef", md.templates_ref}, std::pair{"valuesRef", md.values_ref}}) {
     if (auto refused = ref ? refuse_template_secret(field, *ref, scope) : std::nullopt)
@@ -223,7 +223,7 @@ void load_templates(self_ptr self, const kube::proxmox_node_class& nc,
       done(*files);
       return;
     }
-    self->state.ctx.kube->get<kube::secret>(
+    self->state.ctx->kube->get<kube::secret>(
         {ns, values->name},
         in_actor<kube::secret>(self, [files, done, ns, values](result<kube::secret> r) {
           if (!r) {
@@ -241,7 +241,7 @@ void load_templates(self_ptr self, const kube::proxmox_node_class& nc,
   }
   auto ns = secret_ns(*md.templates_ref);
   auto name = md.templates_ref->name;
-  self->state.ctx.kube->get<kube::secret>(
+  self->state.ctx->kube->get<kube::secret>(
       {ns, name},
       in_actor<kube::secret>(self, [files, done, ns, name, values_step](result<kube::secret> r) {
         if (!r) {
@@ -270,7 +270,7 @@ void launch(self_ptr self, const kube::node_claim& claim) {
     return;
   }
   std::vector<std::string> regions;
-  for (const auto& [name, r] : st.ctx.regions) regions.push_back(name);
+  for (const auto& [name, r] : st.ctx->regions) regions.push_back(name);
   auto region = pick_region(claim, *choice, regions);
   if (!region) {
     create_failed(self, claim, started, region.error().code, region.error().message);
@@ -278,7 +278,7 @@ void launch(self_ptr self, const kube::node_claim& claim) {
   }
   // The price order and extended resources the provisioner chose by, NodeOverlays included.
   auto types = node_overlay::overlaid(
-      node_overlay::with_node_class_offerings(st.ctx.instance_types, *st.snapshot, {*region}),
+      node_overlay::with_node_class_offerings(st.ctx->instance_types, *st.snapshot, {*region}),
       *st.snapshot);
   // The node class's PCI devices: extended resources every VM of it gets (nvidia.com/gpu), on
   // top of the type, listed in the claim's capacity and allocatable (an invalid entry fails the
@@ -288,7 +288,7 @@ void launch(self_ptr self, const kube::node_claim& claim) {
     for (const auto& [name, n] : placement::pci_resources(*pci))
       devices.set(name, model::quantity::from_units(n));
   auto type = cheapest_instance_type(types, claim, *region,
-                                     st.ctx.settings.vm_memory_overhead_percent, devices);
+                                     st.ctx->settings.vm_memory_overhead_percent, devices);
   if (!type) {
     create_failed(self, claim, started, type.error().code, type.error().message);
     return;
@@ -325,8 +325,8 @@ void launch(self_ptr self, const kube::node_claim& claim) {
                               "node class " + nc.metadata.name + ": " + files.error().message);
                 return;
               }
-              auto plan = make_iso_plan(claim, nc, type, token, st.ctx.cluster_endpoint,
-                                        st.ctx.cluster_ca_pem, st.ctx.kubernetes_version);
+              auto plan = make_iso_plan(claim, nc, type, token, st.ctx->cluster_endpoint,
+                                        st.ctx->cluster_ca_pem, st.ctx->kubernetes_version);
               plan.sources = files->sources;
               plan.inputs.values = files->values;
               if (nc.spec.metadata.type == "cdrom") {
@@ -376,7 +376,7 @@ void launch(self_ptr self, const kube::node_claim& claim) {
                 // through the guest agent once the VM answers.
                 auto join =
                     make_join_plan(claim, nc, type.name, type.family, token,
-                                   st.ctx.cluster_endpoint, st.ctx.cluster_ca_pem, files->values);
+                                   st.ctx->cluster_endpoint, st.ctx->cluster_ca_pem, files->values);
                 if (auto trial = cloudinit::render_join_command(join, sample); !trial) {
                   st.busy = false;
                   create_failed(self, claim, started, "template_error", trial.error().message);
@@ -384,7 +384,7 @@ void launch(self_ptr self, const kube::node_claim& claim) {
                 }
                 req.agent_join = std::move(join);
               }
-              auto target = st.ctx.regions.at(region);
+              auto target = st.ctx->regions.at(region);
               // The region's answer comes after the VM runs (or after its own task deadlines).
               self->request(target, launch_request_timeout(st), protocol::launch_atom::value,
                             std::move(req))

@@ -24,7 +24,7 @@ void delete_tokens(self_ptr self, const kube::node_claim& claim) {
       (void)key;
       auto owner = secret->metadata.labels.find(protocol::bootstrap_token_owner_label);
       if (owner != secret->metadata.labels.end() && owner->second == claim.metadata.name &&
-          secret->metadata.namespace_ == st.ctx.settings.system_namespace) {
+          secret->metadata.namespace_ == st.ctx->settings.system_namespace) {
         names.insert(secret->metadata.name);
       }
     }
@@ -32,8 +32,9 @@ void delete_tokens(self_ptr self, const kube::node_claim& claim) {
   if (st.token) names.insert("bootstrap-token-" + st.token->id);
   for (const auto& name : names) {
     if (!st.tokens_deleting.insert(name).second) continue;
-    st.ctx.kube->remove<kube::secret>(
-        {st.ctx.settings.system_namespace, name}, {}, in_actor_status(self, [self, name](status s) {
+    st.ctx->kube->remove<kube::secret>(
+        {st.ctx->settings.system_namespace, name}, {},
+        in_actor_status(self, [self, name](status s) {
           auto& st = self->state;
           if (s || s.error().code == "not_found") {
             if (st.token && "bootstrap-token-" + st.token->id == name) st.token.reset();
@@ -82,7 +83,7 @@ void do_register(self_ptr self, const kube::node_claim& claim) {
     nc = *found;
   }
   st.busy = true;
-  st.ctx.kube->update_with_retry<kube::node>(
+  st.ctx->kube->update_with_retry<kube::node>(
       {"", node_name},
       [claim, nc](kube::node& n) {
         bool changed = sync_registered_node(n, claim);
@@ -111,8 +112,8 @@ void do_register(self_ptr self, const kube::node_claim& claim) {
           auto& st = self->state;
           if (ok) {
             st.registered_written = true;
-            if (st.ctx.metrics) {
-              st.ctx.metrics->nodes_created
+            if (st.ctx->metrics) {
+              st.ctx->metrics->nodes_created
                   .Add({{"nodepool", nodepool_of(copy)}, {"zone", label_of(copy, zone_label)}})
                   .Increment();
             }
@@ -137,7 +138,7 @@ void report_launch_steps(self_ptr self, const kube::node_claim& claim) {
       steps_to_ready(st.launched->reply.steps, self->clock().now() - *st.launch_answered_at);
   st.launch_answered_at.reset();
   if (!steps) return;
-  if (st.ctx.metrics) observe_launch_steps(*st.ctx.metrics, *steps);
+  if (st.ctx->metrics) observe_launch_steps(*st.ctx->metrics, *steps);
   st.log.info("clone to ready", launch_step_fields(claim.metadata.name, *steps));
 }
 
@@ -170,7 +171,7 @@ void do_initialize(self_ptr self, const kube::node_claim& claim) {
     finish();
     return;
   }
-  st.ctx.kube->patch<kube::node>(
+  st.ctx->kube->patch<kube::node>(
       {"", node->metadata.name}, kube::patch_type::merge,
       kube::labels_merge_patch({{"karpenter.sh/initialized", "true"}}, {}),
       in_actor<kube::node>(self, [self, finish](result<kube::node> r) {

@@ -31,8 +31,8 @@ void foreign_vm(self_ptr self, const std::string& what, const std::string& messa
 void release_iso(self_ptr self, const kube::node_claim& claim) {
   auto& st = self->state;
   auto ref = parse_provider_id(claim.status.provider_id);
-  auto region = ref ? st.ctx.regions.find(ref->region) : st.ctx.regions.end();
-  if (region == st.ctx.regions.end()) {
+  auto region = ref ? st.ctx->regions.find(ref->region) : st.ctx->regions.end();
+  if (region == st.ctx->regions.end()) {
     st.iso_released = true;  // not a VM of ours to clean up
     return;
   }
@@ -69,8 +69,8 @@ void sync_with_node_class(self_ptr self, const kube::node_claim& claim) {
   const auto* nc =
       protocol::cluster_snapshot::find(st.snapshot->node_classes, claim.spec.node_class_ref.name);
   auto ref = parse_provider_id(claim.status.provider_id);
-  auto region = ref ? st.ctx.regions.find(ref->region) : st.ctx.regions.end();
-  if (nc == nullptr || region == st.ctx.regions.end()) return;
+  auto region = ref ? st.ctx->regions.find(ref->region) : st.ctx->regions.end();
+  if (nc == nullptr || region == st.ctx->regions.end()) return;
   auto version = nc->metadata.uid + "/" + std::to_string(nc->metadata.generation);
   if (version == st.synced_node_class) return;
   st.busy = true;
@@ -111,8 +111,8 @@ namespace {
 
 std::chrono::milliseconds remaining(const claim_state& st, const std::string& since,
                                     config::duration timeout) {
-  auto start = kube::parse_rfc3339_ms(since).value_or(st.ctx.wall_clock_ms());
-  auto elapsed = st.ctx.wall_clock_ms() - start;
+  auto start = kube::parse_rfc3339_ms(since).value_or(st.ctx->wall_clock_ms());
+  auto elapsed = st.ctx->wall_clock_ms() - start;
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count() - elapsed;
   return std::chrono::milliseconds(std::max<std::int64_t>(0, left));
 }
@@ -125,7 +125,7 @@ void arm_timers(self_ptr self, const kube::node_claim& claim) {
   if (!condition_is_true(c, "Launched") && !st.launch_armed) {
     st.launch_armed = true;
     self->delayed_send(
-        self, remaining(st, claim.metadata.creation_timestamp, st.ctx.settings.launch_timeout),
+        self, remaining(st, claim.metadata.creation_timestamp, st.ctx->settings.launch_timeout),
         deadline_atom::value, launch_deadline);
   }
   if (condition_is_true(c, "Launched") && !condition_is_true(c, "Registered") &&
@@ -133,7 +133,7 @@ void arm_timers(self_ptr self, const kube::node_claim& claim) {
     st.registration_armed = true;
     const auto* launched = find_condition(c, "Launched");
     self->delayed_send(
-        self, remaining(st, launched->last_transition_time, st.ctx.settings.registration_timeout),
+        self, remaining(st, launched->last_transition_time, st.ctx->settings.registration_timeout),
         deadline_atom::value, registration_deadline);
   }
 }
@@ -162,12 +162,12 @@ void on_deadline(self_ptr self, int which) {
   kube::delete_options opts;
   opts.precondition_uid =
       copy.metadata.uid.empty() ? std::nullopt : std::optional<std::string>(copy.metadata.uid);
-  st.ctx.kube->remove<kube::node_claim>(
+  st.ctx->kube->remove<kube::node_claim>(
       {"", copy.metadata.name}, opts, in_actor_status(self, [self, copy, reason, which](status s) {
         auto& st = self->state;
         if (s || s.error().code == "not_found") {
-          if (st.ctx.metrics && s) {
-            st.ctx.metrics->nodeclaims_disrupted
+          if (st.ctx->metrics && s) {
+            st.ctx->metrics->nodeclaims_disrupted
                 .Add({{"reason", reason},
                       {"nodepool", nodepool_of(copy)},
                       {"capacity_type", "on-demand"}})

@@ -5,10 +5,14 @@
 #include <vector>
 
 #include "core/model/node_selector.hpp"
+#include "core/model/shared_map.hpp"
 
 namespace kp::model {
 
 using label_map = std::map<std::string, std::string, std::less<>>;
+// Labels that objects made alike carry equal (a ReplicaSet's pods, a NodePool's NodeClaims in
+// one zone): shared, not copied (shared_map.hpp).
+using shared_label_map = shared_map<label_map>;
 
 struct label_selector_requirement {
   std::string key;

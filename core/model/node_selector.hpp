@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/model/shared_vector.hpp"
+
 namespace kp::model {
 
 // Gte and Lte are Karpenter's additions; Kubernetes pods only use the first six.
@@ -52,10 +54,12 @@ struct preferred_scheduling_term {
                          const preferred_scheduling_term&) = default;
 };
 
+// A pod's node affinity. The terms are shared (copy on write) between the pods that carry equal
+// ones (protocol/kube/affinity_interning.hpp), as a pod's other template parts are.
 struct node_affinity {
   // Terms are ORed; requirements within one term are ANDed. Empty means no requirement.
-  std::vector<node_selector_term> required;
-  std::vector<preferred_scheduling_term> preferred;
+  shared_vector<node_selector_term> required;
+  shared_vector<preferred_scheduling_term> preferred;
   friend bool operator==(const node_affinity&, const node_affinity&) = default;
 };
 

@@ -23,9 +23,11 @@ struct nodeclaim {
   std::string name;
   std::string uid;
   std::string nodepool;  // label karpenter.sh/nodepool
-  label_map labels;
-  label_map annotations;
-  std::vector<node_selector_requirement> requirements;
+  // The NodeClaims of one NodePool, instance type and zone carry equal labels, annotations and
+  // requirements: shared between their models (protocol/kube/nodeclaim_part_models.hpp).
+  shared_label_map labels;
+  shared_label_map annotations;
+  shared_vector<node_selector_requirement> requirements;
   std::vector<taint> taints;
   std::vector<taint> startup_taints;
   resource_list requests;

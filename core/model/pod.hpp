@@ -53,9 +53,6 @@ struct owner_reference {
   friend bool operator==(const owner_reference&, const owner_reference&) = default;
 };
 
-// Pods of one template carry equal labels: shared, not copied (shared_map.hpp).
-using shared_label_map = shared_map<label_map>;
-
 struct pod {
   std::string name;
   std::string namespace_;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/model/label_selector.hpp"
+#include "core/model/shared_vector.hpp"
 
 namespace kp::model {
 
@@ -24,9 +25,11 @@ struct weighted_pod_affinity_term {
                          const weighted_pod_affinity_term&) = default;
 };
 
+// A pod's affinity or anti-affinity. The terms are shared (copy on write) between the pods that
+// carry equal ones (protocol/kube/affinity_interning.hpp).
 struct pod_affinity_rules {
-  std::vector<pod_affinity_term> required;
-  std::vector<weighted_pod_affinity_term> preferred;
+  shared_vector<pod_affinity_term> required;
+  shared_vector<weighted_pod_affinity_term> preferred;
   bool empty() const { return required.empty() && preferred.empty(); }
   friend bool operator==(const pod_affinity_rules&, const pod_affinity_rules&) = default;
 };

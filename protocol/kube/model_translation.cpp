@@ -414,6 +414,11 @@ status read_pod_requirements(const pod& p, pod_part_models* parts, model::pod& o
     auto paa = affinity_rules(a.pod_anti_affinity, where + " spec.affinity.podAntiAffinity");
     if (!paa) return paa.error();
     out.pod_anti_affinity = std::move(*paa);
+    if (parts != nullptr) {
+      out.affinity = parts->affinities.node.of(std::move(out.affinity));
+      out.pod_affinity = parts->affinities.pod.of(std::move(out.pod_affinity));
+      out.pod_anti_affinity = parts->affinities.pod.of(std::move(out.pod_anti_affinity));
+    }
   }
   auto spread =
       part_model(parts != nullptr ? &parts->spread : nullptr, p.spec.topology_spread_constraints,
@@ -510,18 +515,25 @@ result<model::nodepool> to_model(const node_pool& p) {
   return out;
 }
 
-result<model::nodeclaim> to_model(const node_claim& c) {
+result<model::nodeclaim> to_model(const node_claim& c, nodeclaim_part_models* parts) {
   const std::string where = "NodeClaim " + c.metadata.name;
   model::nodeclaim out;
   out.name = c.metadata.name;
   out.uid = c.metadata.uid;
   if (auto it = c.metadata.labels.find("karpenter.sh/nodepool"); it != c.metadata.labels.end())
     out.nodepool = it->second;
-  out.labels.insert(c.metadata.labels.begin(), c.metadata.labels.end());
-  out.annotations.insert(c.metadata.annotations.begin(), c.metadata.annotations.end());
-  if (auto s = requirements(c.spec.requirements, where + " spec.requirements", out.requirements);
-      !s)
+  auto map_model = [&](const string_map& in) -> model::shared_label_map {
+    if (parts != nullptr) return parts->labels.of(in);
+    return model::label_map(in.begin(), in.end());
+  };
+  out.labels = map_model(c.metadata.labels);
+  out.annotations = map_model(c.metadata.annotations);
+  std::vector<model::node_selector_requirement> reqs;
+  if (auto s = requirements(c.spec.requirements, where + " spec.requirements", reqs); !s)
     return s.error();
+  out.requirements = std::move(reqs);
+  if (parts != nullptr && !out.requirements.empty())
+    out.requirements = parts->requirements.of(std::move(out.requirements));
   out.taints = taints(c.spec.taints);
   out.startup_taints = taints(c.spec.startup_taints);
   auto req = resources(c.spec.resource_requests, where + " spec.resources.requests");

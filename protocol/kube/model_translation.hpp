@@ -14,6 +14,7 @@
 #include "core/result.hpp"
 #include "protocol/kube/core_v1.hpp"
 #include "protocol/kube/karpenter_v1.hpp"
+#include "protocol/kube/nodeclaim_part_models.hpp"
 #include "protocol/kube/pod_part_models.hpp"
 #include "protocol/kube/storage_v1.hpp"
 
@@ -34,7 +35,9 @@ model::pod to_model(const pod& p, pod_part_models* parts, std::optional<kp::erro
 // csi (optional) adds the node's CSI attach limits.
 result<model::node> to_model(const node& n, const csi_node* csi = nullptr);
 result<model::nodepool> to_model(const node_pool& p);
-result<model::nodeclaim> to_model(const node_claim& c);
+// `parts` (optional) shares the model's labels, annotations and requirements with the other
+// NodeClaims translated through it that carry equal ones.
+result<model::nodeclaim> to_model(const node_claim& c, nodeclaim_part_models* parts = nullptr);
 // A requirement list; `where` names the field in errors ("spec.requirements[2].operator: ...").
 result<std::vector<model::node_selector_requirement>> to_model(
     const std::vector<node_selector_requirement>& in, const std::string& where);

@@ -1,6 +1,7 @@
 #pragma once
 // The scheduling model of each distinct part a pod takes from its template (containers,
-// tolerations, spread constraints, volumes, owners), translated once, and its labels interned. The
+// tolerations, spread constraints, volumes, owners), translated once, and its labels and
+// affinities interned. The
 // pod informer makes equal API parts one shared value (actors/cluster_state/shared_pod_parts.hpp);
 // translating through one `pod_part_models` gives the models of those pods one shared model part
 // too, so 100,000 model pods hold each distinct part once instead of a copy each. Not thread-safe:
@@ -16,6 +17,7 @@
 
 #include "core/model/pod.hpp"
 #include "core/result.hpp"
+#include "protocol/kube/affinity_interning.hpp"
 #include "protocol/kube/core_v1.hpp"
 
 namespace kp::kube {
@@ -100,6 +102,7 @@ struct pod_part_models {
   part_translations<topology_spread_constraint, model::topology_spread_constraint> spread;
   part_translations<volume, model::pod_volume> volumes;
   part_translations<owner_reference, model::owner_reference> owners;
+  affinity_interning affinities;
 };
 
 }  // namespace kp::kube

@@ -81,6 +81,7 @@ struct exchange_state {
   std::string pending;  // chunk data not yet written
   std::string writing;  // chunk data being written
   bool finish_requested = false;
+  http_exchange::body_pieces pull;  // a pulled reply's source, until it returns no more
 };
 
 // What exchange handles and the server need from a session, whatever its stream type. Every
@@ -91,6 +92,8 @@ class session_link {
   virtual void respond(std::shared_ptr<exchange_state> st, http_response response) = 0;
   virtual void start_stream(std::shared_ptr<exchange_state> st, int status,
                             header_list headers) = 0;
+  virtual void respond_pulled(std::shared_ptr<exchange_state> st, int status, header_list headers,
+                              http_exchange::body_pieces next) = 0;
   virtual void write(std::shared_ptr<exchange_state> st, std::string chunk) = 0;
   virtual void finish(std::shared_ptr<exchange_state> st) = 0;
   virtual void on_close(std::function<void()> callback) = 0;
@@ -126,6 +129,12 @@ class exchange_handle final : public http_exchange {
   void start_stream(int status, header_list headers) override {
     if (responded_.load() || streaming_.exchange(true)) return;
     if (auto s = session_.lock()) s->start_stream(state_, status, std::move(headers));
+  }
+  void respond_pulled(int status, header_list headers, body_pieces next) override {
+    if (responded_.load() || streaming_.exchange(true)) return;
+    finished_ = true;  // the pieces end the reply, not finish() or this handle's end
+    if (auto s = session_.lock())
+      s->respond_pulled(state_, status, std::move(headers), std::move(next));
   }
   void write(std::string chunk) override {
     if (!streaming_.load() || finished_.load() || chunk.empty()) return;
@@ -214,6 +223,16 @@ class session final : public session_link, public std::enable_shared_from_this<s
   void start_stream(std::shared_ptr<exchange_state> st, int status, header_list headers) override {
     net::post(stream_.get_executor(), [self = this->shared_from_this(), st = std::move(st), status,
                                        h = std::move(headers)]() mutable {
+      self->do_start_stream(std::move(st), status, std::move(h));
+    });
+  }
+  void respond_pulled(std::shared_ptr<exchange_state> st, int status, header_list headers,
+                      http_exchange::body_pieces next) override {
+    net::post(stream_.get_executor(), [self = this->shared_from_this(), st = std::move(st), status,
+                                       h = std::move(headers), n = std::move(next)]() mutable {
+      if (self->closed_ || st->replied) return;
+      if (!st->head_method) st->pull = std::move(n);
+      st->finish_requested = !st->pull;
       self->do_start_stream(std::move(st), status, std::move(h));
     });
   }
@@ -484,7 +503,7 @@ class session final : public session_link, public std::enable_shared_from_this<s
     copy_headers(headers, st->head->base());
     st->head->keep_alive(keep_alive_for(*st));
     st->head->chunked(true);
-    if (stopping_) st->finish_requested = true;
+    if (stopping_ && !st->pull) st->finish_requested = true;
     if (!reading_ && read_closed_) watch_for_close();
     pump();
   }
@@ -528,6 +547,25 @@ class session final : public session_link, public std::enable_shared_from_this<s
                        [self = this->shared_from_this(), st](error_code ec, std::size_t) {
                          self->on_written(ec, st, false);
                        });
+    } else if (st->stream && st->pull && !st->finish_requested) {
+      // A pulled reply: its next piece, now that the previous one is written.
+      std::string piece;
+      try {
+        piece = st->pull();
+      } catch (...) {
+        // The reply is cut short; the client sees a body without its last chunk.
+        return close();
+      }
+      if (piece.empty()) {
+        st->pull = nullptr;
+        st->finish_requested = true;
+      } else {
+        st->pending = std::move(piece);
+      }
+      pump();
+    } else if (st->stream && st->head_method && st->finish_requested) {
+      // HEAD: the status and headers are the whole reply, no chunk follows them.
+      on_written({}, st, true);
     } else if (st->stream && st->finish_requested) {
       start_write();
       net::async_write(stream_, http::make_chunk_last(),
@@ -592,7 +630,9 @@ class session final : public session_link, public std::enable_shared_from_this<s
     for (auto& st : queue_) st->open = false;
     if (queue_.empty() && !writing_) return close();
     for (auto& st : queue_) {
-      if (st->stream) st->finish_requested = true;
+      // A pulled reply is left to complete within the grace period: ended early, its body would
+      // look whole to the client.
+      if (st->stream && !st->pull) st->finish_requested = true;
       if (st->full) st->full->keep_alive(false);
     }
     // In-flight replies get a grace period, not forever: process exit must not hang.

@@ -23,11 +23,20 @@ namespace kp::transport {
 // The reply channel of one request. Thread-safe: any method may be called from any thread, at
 // any later time (asynchronous replies), and work is posted onto the connection's executor.
 // Either respond() once, or start_stream() then write()* then finish() (chunked encoding, used for
-// watches and long-running streams).
+// watches and long-running streams), or respond_pulled() once.
 class http_exchange {
  public:
+  // The next piece of a pulled reply's body; empty when the body is complete.
+  using body_pieces = std::function<std::string()>;
+
   virtual ~http_exchange() = default;
   virtual void respond(http_response response) = 0;
+  // A reply whose body is made a piece at a time as the client takes it (chunked encoding): the
+  // server asks `next` for a piece only once the previous one was written, so a body of any size
+  // holds one piece at a time (a /metrics text of 100,000 pod series). `next` runs on the
+  // server's io thread: it must only read what no one changes (an immutable snapshot). A HEAD
+  // request gets the status and headers only; `next` is never called for it.
+  virtual void respond_pulled(int status, header_list headers, body_pieces next) = 0;
   virtual void start_stream(int status, header_list headers) = 0;
   virtual void write(std::string chunk) = 0;
   virtual void finish() = 0;

@@ -144,7 +144,16 @@ TEST(Metrics, SerializesTheRegistryInTextFormatWithBuildInfo) {
 
 struct recorded_exchange : transport::http_exchange {
   transport::http_response response;
+  int pieces = 0;  // of a pulled reply
   void respond(transport::http_response r) override { response = std::move(r); }
+  void respond_pulled(int status, transport::header_list headers, body_pieces next) override {
+    response.status = status;
+    response.headers = std::move(headers);
+    for (auto piece = next(); !piece.empty(); piece = next()) {
+      response.body += piece;
+      ++pieces;
+    }
+  }
   void start_stream(int, transport::header_list) override {}
   void write(std::string) override {}
   void finish() override {}
@@ -288,6 +297,28 @@ TEST(Metrics, AnObjectFamilysTextIsSizedForEverySeriesOnceItsFirstBatchIsWritten
   EXPECT_EQ(text, whole_text(batched));
   // Grown by doubling, the buffer would end anywhere up to twice the text.
   EXPECT_LE(text.capacity(), text.size() * 12 / 10) << text.size();
+}
+
+// /metrics is sent as the scraper takes it: the registries' families, then the per-object
+// family's HELP and TYPE lines and its series, each a piece of its own; together they are the
+// text serialize() makes.
+TEST(Endpoints, MetricsAreSentInPiecesThatReadAsTheWholeText) {
+  auto m = std::make_shared<metrics_registry>();
+  prometheus::BuildCounter().Name("kp_a_total").Help("h").Register(m->registry()).Add({});
+  auto pods = std::make_shared<object_gauges>("kp_pods_state", "help", 3);
+  pods->set(std::make_shared<numbered_pods>(7));
+  m->add_per_object(pods);
+  auto exchange = std::make_shared<recorded_exchange>();
+  transport::http_request request;
+  request.method = "GET";
+  request.target = "/metrics";
+  metrics_endpoint(m)(request, exchange);
+  EXPECT_EQ(exchange->response.status, 200);
+  EXPECT_EQ(exchange->response.header("content-type"), metrics_content_type);
+  EXPECT_EQ(exchange->pieces, 3);
+  EXPECT_EQ(exchange->response.body, m->serialize());
+  EXPECT_NE(exchange->response.body.find("kp_pods_state{name=\"p6\",phase=\"Running\"} 1"),
+            std::string::npos);
 }
 
 TEST(Endpoints, AnObjectFamilyIsServedWithThePerObjectFamiliesAndMadeOnlyWhenAskedFor) {

@@ -68,6 +68,33 @@ TEST(ChunkedMap, IteratesInKeyOrderAndFindsWhatAStdMapFindsUnderRandomWrites) {
   }
 }
 
+// A chunk holds room for max_chunk entries and never more: a list inserted in key order fills
+// its chunks, and inserts in random order leave each chunk at least half full.
+TEST(ChunkedMap, NoChunkHoldsRoomForMoreThanItsMaximumWhetherFilledInOrderOrAtRandom) {
+  map_type sorted;
+  for (int i = 0; i < 10000; ++i)
+    sorted.insert_or_assign(key_of(i), std::make_shared<const int>(i));
+  EXPECT_EQ(sorted.size(), 10000U);
+  EXPECT_LE(sorted.slots(), sorted.size() + map_type::max_chunk);
+
+  std::mt19937 random(11);
+  map_type shuffled;
+  for (int round = 0; round < 20000; ++round) {
+    int i = static_cast<int>(random() % 10000);
+    shuffled[key_of(i)] = std::make_shared<const int>(round);
+  }
+  EXPECT_LE(shuffled.slots(), 2 * shuffled.size() + map_type::max_chunk);
+  int last = -1;
+  std::size_t n = 0;
+  for (const auto& [k, v] : shuffled) {
+    const int i = std::stoi(k.substr(10, 6));
+    EXPECT_LT(last, i);
+    last = i;
+    ++n;
+  }
+  EXPECT_EQ(n, shuffled.size());
+}
+
 TEST(ChunkedMap, ACopyKeepsItsEntriesWhileTheOriginalIsWrittenAndTheReverse) {
   map_type original;
   for (int i = 0; i < 1000; ++i) original[key_of(i)] = std::make_shared<const int>(i);

@@ -13,6 +13,7 @@
 #include <prometheus/registry.h>
 
 #include "actors/cluster_state/kept_fields.hpp"
+#include "actors/cluster_state/pod_state_series.hpp"
 #include "actors/cluster_state/shared_pod_parts.hpp"
 #include "observability/karpenter_metrics.hpp"
 #include "test/actors/caf_test_fixture.hpp"
@@ -601,6 +602,72 @@ TEST(KeptFields, APodKeepsWhatReadersUseAndDropsTheRest) {
     ASSERT_EQ((*list)[0].ports.size(), 1u);
     EXPECT_EQ((*list)[0].ports[0].host_port, 53);
   }
+}
+
+// A scrape sent as the client takes it (/metrics) hands the pod series over a batch at a time,
+// and reads exactly as the whole text; the pieces keep the pods they started from.
+TEST(PodStateSeries, ThePiecesOfAScrapeAreItsBatchesAndReadAsTheWholeText) {
+  object_map<kube::node> nodes;
+  nodes.insert_or_assign("n1", make_node("n1", "general", "pve-a"));
+  pod_model_map pods;
+  for (int i = 0; i < 5; ++i) {
+    auto pod = make_pod("default", "p" + std::to_string(i), i % 2 == 0 ? "n1" : "", "Running");
+    pods.insert_or_assign("default/p" + std::to_string(i), translated(*pod));
+  }
+  obs::object_gauges family("karpenter_pods_state", "Pods by state", 2);
+  family.set(pod_state_series(std::make_shared<const pod_model_map>(pods),
+                              std::make_shared<const object_map<kube::node>>(nodes)));
+  std::string whole;
+  family.serialize(whole);
+  auto next = family.text_pieces();
+  family.set(nullptr);  // a newer source (here none) leaves a scrape under way alone
+  std::vector<std::string> pieces;
+  for (auto piece = next(); !piece.empty(); piece = next()) pieces.push_back(piece);
+  ASSERT_EQ(pieces.size(), 4u);  // the HELP and TYPE lines, then batches of 2, 2 and 1 series
+  EXPECT_EQ(pieces[0],
+            "# HELP karpenter_pods_state Pods by state\n# TYPE karpenter_pods_state gauge\n");
+  std::string joined;
+  for (const auto& piece : pieces) joined += piece;
+  EXPECT_EQ(joined, whole);
+  EXPECT_NE(joined.find("name=\"p0\",namespace=\"default\",node=\"n1\",nodepool=\"general\""),
+            std::string::npos)
+      << joined;
+  EXPECT_NE(joined.find("name=\"p4\""), std::string::npos) << joined;
+}
+
+TEST(KeptFields, ANodeKeepsWhatReadersUseAndDropsTheRest) {
+  kube::node n;
+  n.metadata.name = "w1";
+  n.metadata.labels = {{"kubernetes.io/hostname", "w1"}};
+  n.spec.provider_id = "proxmox://r1/101";
+  n.spec.taints = {{"dedicated", "infra", "NoSchedule", ""}};
+  n.status.capacity = {{"cpu", "4"}};
+  n.status.allocatable = {{"cpu", "3800m"}};
+  n.status.conditions = {{"Ready", "True", "KubeletReady", "kubelet is posting ready status",
+                          "2026-01-01T00:00:00Z", "2026-01-01T00:05:00Z", 0}};
+  n.status.addresses = {{"InternalIP", "10.1.0.2"}, {"Hostname", "w1"}};
+  n.status.node_info.machine_id = "0f3c1e8a-1b2c-4d5e-8f90-123456789abc";
+  n.status.node_info.kubelet_version = "v1.30.2";
+  n.status.volumes_in_use = {"kubernetes.io/csi/driver^vol-1"};
+  n.status.volumes_attached = {{"kubernetes.io/csi/driver^vol-1", ""}};
+  keep_used_fields(n);
+  EXPECT_TRUE(n.status.addresses.empty());
+  EXPECT_EQ(n.status.node_info, kube::node_system_info{});
+  EXPECT_TRUE(n.status.volumes_in_use.empty());
+  EXPECT_TRUE(n.status.volumes_attached.empty());
+  ASSERT_EQ(n.status.conditions.size(), 1u);
+  EXPECT_EQ(n.status.conditions[0].type, "Ready");
+  EXPECT_EQ(n.status.conditions[0].status, "True");
+  EXPECT_EQ(n.status.conditions[0].reason, "KubeletReady");
+  EXPECT_EQ(n.status.conditions[0].message, "kubelet is posting ready status");
+  EXPECT_EQ(n.status.conditions[0].last_transition_time, "2026-01-01T00:00:00Z");
+  EXPECT_TRUE(n.status.conditions[0].last_heartbeat_time.empty());
+  // What readers use stays.
+  EXPECT_EQ(n.metadata.labels.at("kubernetes.io/hostname"), "w1");
+  EXPECT_EQ(n.spec.provider_id, "proxmox://r1/101");
+  ASSERT_EQ(n.spec.taints.size(), 1u);
+  EXPECT_EQ(n.status.capacity.at("cpu"), "4");
+  EXPECT_EQ(n.status.allocatable.at("cpu"), "3800m");
 }
 
 }  // namespace

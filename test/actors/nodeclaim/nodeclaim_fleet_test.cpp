@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -83,8 +84,9 @@ class NodeClaimFleetSupervision : public test::caf_test {
   void start_fleet(restart_policy policy) {
     fleet_ = spawn_nodeclaim_fleet(
         sys(), ctx_,
-        [this](caf::actor_system& s, const controller_context& ctx, const std::string& name) {
-          return s.spawn(stand_in_claim, &log_, name, make_boundary("nodeclaim", ctx.metrics));
+        [this](caf::actor_system& s, const shared_context& ctx, const std::string& name) {
+          contexts_.insert(ctx.get());
+          return s.spawn(stand_in_claim, &log_, name, make_boundary("nodeclaim", ctx->metrics));
         },
         policy);
     sched().run();
@@ -114,8 +116,21 @@ class NodeClaimFleetSupervision : public test::caf_test {
   controller_context ctx_;
   std::vector<protocol::event_record> events_;
   claim_log log_;
+  std::set<const controller_context*> contexts_;  // the contexts the fleet's actors got
   protocol::nodeclaim_fleet_actor fleet_;
 };
+
+// 4,000 claims' actors hold one context between them, not a copy each.
+TEST_F(NodeClaimFleetSupervision, EveryActorTheFleetStartsGetsTheFleetsOneSharedContext) {
+  start_fleet({1s, 8s});
+  log_.throws_left = 1;  // and the restarted one too
+  publish({"default-a", "default-b", "default-c"});
+  advance(1s);
+  EXPECT_EQ(log_.started["default-a"], 2);
+  ASSERT_EQ(contexts_.size(), 1u);
+  EXPECT_NE(*contexts_.begin(), nullptr);
+  EXPECT_NE(*contexts_.begin(), &ctx_) << "the fleet's own copy, made once";
+}
 
 TEST_F(NodeClaimFleetSupervision,
        AClaimActorThatThrowsStartsAgainAfterTheBackoffWithAnEventAndAMetric) {

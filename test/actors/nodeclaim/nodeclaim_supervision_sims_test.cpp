@@ -33,7 +33,7 @@ TEST_F(NodeClaimSims, AClaimWhoseActorFailsMidLaunchEndsLaunchedAndRegisteredWit
   auto started = std::make_shared<started_actors>();
   fleet_ = spawn_nodeclaim_fleet(
       *system_, ctx_,
-      [started](caf::actor_system& sys, const controller_context& ctx, const std::string& name) {
+      [started](caf::actor_system& sys, const shared_context& ctx, const std::string& name) {
         auto actor = nodeclaim::spawn_nodeclaim_actor(sys, ctx, name);
         std::lock_guard lock(started->m);
         started->actors.push_back(actor);

@@ -205,6 +205,58 @@ TEST(KubeModelTranslation, labelMapsNoPodHoldsAreDroppedFromTheInterningTable) {
   EXPECT_LT(parts.labels.size(), 3000u);
 }
 
+// Pods of different templates that carry equal affinities (decoded apart: not one API value)
+// hold one set of terms; a different one is its own, and each reads as translated alone.
+TEST(KubeModelTranslation, modelsOfPodsWithEqualAffinitiesShareTheirTerms) {
+  auto with_affinity = [](const std::string& name, const std::string& zone_value) {
+    auto p = decode<pod>(R"({"metadata": {"name": ")" + name + R"(", "namespace": "default"},
+        "spec": {"containers": [{"name": "c"}], "affinity": {
+          "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms":
+            [{"matchExpressions": [{"key": "zone", "operator": "In", "values": [")" +
+                         zone_value + R"("]}]}]}},
+          "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": "nginx"}},
+             "topologyKey": "kubernetes.io/hostname"}]}}}})");
+    EXPECT_TRUE(p.ok());
+    return *p;
+  };
+  pod_part_models parts;
+  auto a = with_affinity("a", "pve1");
+  auto b = with_affinity("b", "pve1");
+  auto c = with_affinity("c", "pve2");
+  auto ma = to_model(a, &parts);
+  auto mb = to_model(b, &parts);
+  auto mc = to_model(c, &parts);
+  ASSERT_TRUE(ma.ok() && mb.ok() && mc.ok());
+  EXPECT_TRUE(mb->affinity.required.shares_items_with(ma->affinity.required));
+  EXPECT_TRUE(mb->pod_anti_affinity.required.shares_items_with(ma->pod_anti_affinity.required));
+  EXPECT_FALSE(mc->affinity.required.shares_items_with(ma->affinity.required));
+  EXPECT_TRUE(mc->pod_anti_affinity.required.shares_items_with(ma->pod_anti_affinity.required));
+  EXPECT_EQ(mc->affinity.required[0].match_expressions[0].values[0], "pve2");
+  EXPECT_TRUE(ma->pod_affinity.empty());
+  // Changing one model's terms leaves the others' alone.
+  auto changed = *mb;
+  changed.affinity.required[0].match_expressions[0].values[0] = "pve3";
+  EXPECT_EQ(ma->affinity.required[0].match_expressions[0].values[0], "pve1");
+  EXPECT_EQ(*mb, *to_model(b));
+  EXPECT_EQ(*mc, *to_model(c));
+}
+
+TEST(KubeModelTranslation, affinitiesNoPodHoldsAreDroppedFromTheInterningTable) {
+  pod_part_models parts;
+  for (int i = 0; i < 3000; ++i) {
+    auto p = decode<pod>(R"({"metadata": {"name": "p"}, "spec": {"affinity": {"podAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": {"matchLabels":
+          {"churn": ")" + std::to_string(i) +
+                         R"("}}, "topologyKey": "zone"}]}}}})");
+    ASSERT_TRUE(p.ok());
+    auto m = to_model(*p, &parts);
+    ASSERT_TRUE(m.ok());
+    ASSERT_EQ(m->pod_affinity.required[0].selector->match_labels.at("churn"), std::to_string(i));
+  }
+  EXPECT_LT(parts.affinities.pod.size(), 3000u);
+}
+
 TEST(KubeModelTranslation, anUnknownOperatorIsAnError) {
   auto p = decode<pod>(R"({"metadata": {"name": "p"}, "spec": {"affinity": {"nodeAffinity": {
       "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [
@@ -289,6 +341,42 @@ TEST(KubeModelTranslation, aModelNodeClaimBecomesAnApiObjectAndBack) {
   EXPECT_EQ(back->requests, c.requests);
   EXPECT_EQ(back->startup_taints, c.startup_taints);
   EXPECT_EQ(back->nodepool, "default");
+}
+
+// NodeClaims made alike (one pool, type and zone) share their models' labels, annotations and
+// requirements; a claim in another zone has labels of its own; each reads as translated alone.
+TEST(KubeModelTranslation, modelsOfNodeClaimsMadeAlikeShareLabelsAnnotationsAndRequirements) {
+  auto claim = [](const std::string& name, const std::string& zone) {
+    auto c = decode<node_claim>(R"({"metadata": {"name": ")" + name + R"(",
+        "labels": {"karpenter.sh/nodepool": "default", "topology.kubernetes.io/zone": ")" +
+                                zone + R"("},
+        "annotations": {"karpenter.sh/nodepool-hash": "123"}},
+      "spec": {"nodeClassRef": {"group": "karpenter.proxmox.sinextra.dev",
+                                "kind": "ProxmoxNodeClass", "name": "default"},
+        "requirements": [{"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]},
+                         {"key": "karpenter.sh/nodepool", "operator": "In", "values": ["default"],
+                          "minValues": 1}]}})");
+    EXPECT_TRUE(c.ok());
+    return *c;
+  };
+  nodeclaim_part_models parts;
+  auto a = to_model(claim("a", "pve1"), &parts);
+  auto b = to_model(claim("b", "pve1"), &parts);
+  auto c = to_model(claim("c", "pve2"), &parts);
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  EXPECT_TRUE(b->labels.shares_entries_with(a->labels));
+  EXPECT_TRUE(b->annotations.shares_entries_with(a->annotations));
+  EXPECT_TRUE(b->requirements.shares_items_with(a->requirements));
+  EXPECT_FALSE(c->labels.shares_entries_with(a->labels));
+  EXPECT_TRUE(c->requirements.shares_items_with(a->requirements));
+  EXPECT_EQ(c->labels.at("topology.kubernetes.io/zone"), "pve2");
+  EXPECT_EQ(a->requirements[1].min_values, std::optional<int>(1));
+  EXPECT_EQ(*b, *to_model(claim("b", "pve1")));
+  EXPECT_EQ(*c, *to_model(claim("c", "pve2")));
+  // Changing one model's labels leaves the others' alone.
+  auto changed = *b;
+  changed.labels["topology.kubernetes.io/zone"] = "pve9";
+  EXPECT_EQ(a->labels.at("topology.kubernetes.io/zone"), "pve1");
 }
 
 }  // namespace

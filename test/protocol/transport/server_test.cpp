@@ -9,6 +9,9 @@
 
 #include <atomic>
 #include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "test/protocol/transport/transport_fixture.hpp"
 
@@ -249,6 +252,61 @@ TEST(TransportServer, AHeadRequestGetsTheLengthButNoBody) {
   ASSERT_TRUE(again.ok()) << again.error().message;
   EXPECT_EQ(again->body, "twelve bytes");
   EXPECT_EQ(server.server.accepted_connections(), 1u);
+}
+
+// A pulled reply: each piece is asked for once the one before it was written, the client reads
+// them as one chunked body, and the connection stays usable. A HEAD request never pulls.
+TEST(TransportServer, APulledReplyIsSentAPieceAtATimeAndHeadPullsNothing) {
+  auto pulled = std::make_shared<std::atomic<int>>(0);
+  test_server server([pulled](http_request request, std::shared_ptr<http_exchange> exchange) {
+    auto left = std::make_shared<std::vector<std::string>>(
+        std::vector<std::string>{"first ", std::string(200000, 'x'), " last"});
+    exchange->respond_pulled(
+        200, {{"Content-Type", "text/plain"}, {"X-Path", std::string(request.path())}},
+        [pulled, left]() -> std::string {
+          ++*pulled;
+          if (left->empty()) return {};
+          auto piece = std::move(left->front());
+          left->erase(left->begin());
+          return piece;
+        });
+  });
+  io_runtime io;
+  http_client client(io.context(), {});
+  auto r = send_and_wait(client, server.url(), get("/metrics"));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->header("content-type"), "text/plain");
+  EXPECT_EQ(r->header("x-path"), "/metrics");
+  EXPECT_EQ(r->body, "first " + std::string(200000, 'x') + " last");
+  EXPECT_EQ(pulled->load(), 4);  // three pieces and the empty one that ends the body
+  http_request head = get("/metrics");
+  head.method = "HEAD";
+  auto h = send_and_wait(client, server.url(), head);
+  ASSERT_TRUE(h.ok()) << h.error().message;
+  EXPECT_EQ(h->status, 200);
+  EXPECT_EQ(h->body, "");
+  EXPECT_EQ(pulled->load(), 4);
+  auto again = send_and_wait(client, server.url(), get("/again"));
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->body.size(), 200011u);
+  EXPECT_EQ(server.server.accepted_connections(), 1u);
+}
+
+// A source that throws mid-reply cuts the connection: the client sees an error, not a body
+// that looks complete.
+TEST(TransportServer, APulledReplyWhoseSourceThrowsEndsInAnErrorForTheClient) {
+  test_server server([](http_request, std::shared_ptr<http_exchange> exchange) {
+    auto calls = std::make_shared<int>(0);
+    exchange->respond_pulled(200, {}, [calls]() -> std::string {
+      if ((*calls)++ == 0) return "partial";
+      throw std::runtime_error("the source failed");
+    });
+  });
+  io_runtime io;
+  http_client client(io.context(), {});
+  auto r = send_and_wait(client, server.url(), get("/"));
+  EXPECT_FALSE(r.ok());
 }
 
 TEST(TransportServer, StopClosesIdleConnectionsAndRefusesNewOnes) {
