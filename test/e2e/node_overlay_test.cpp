@@ -163,7 +163,10 @@ spec:
     ASSERT_FALSE(types.empty()) << name;
     for (const auto& t : types) EXPECT_EQ(t.rfind("t1.", 0), 0u) << name << " allows " << t;
   }
-  EXPECT_FALSE(controller_event("Nominated", "dongle-user").empty()) << diagnose();
+  // The event is written after the claim, by the event recorder: waited for, not raced.
+  EXPECT_TRUE(lab::lab_world::eventually(
+      [&] { return !controller_event("Nominated", "dongle-user").empty(); }, 30s))
+      << diagnose();
 }
 
 TEST_F(node_overlay, twoOverlaysOfEqualWeightThatOverlapShowTheConflictInStatus) {
