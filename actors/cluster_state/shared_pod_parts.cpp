@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "protocol/kube/interning_sweep.hpp"
+
 namespace kp::actors::cluster_state {
 namespace {
 
@@ -39,8 +41,7 @@ void part_pool<Part>::share(Part& part) {
   }
   if (held_.size() < sweep_at_) return;
   std::erase_if(held_, [](const Part& p) { return p.sole_holder(); });
-  // Amortised: the next sweep waits until the pool has doubled.
-  sweep_at_ = std::max<std::size_t>(1024, 2 * held_.size());
+  sweep_at_ = kube::next_sweep_at(held_.size());
 }
 
 void shared_pod_parts::share(kube::pod& pod) {

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/boxed_optional.hpp"
 #include "core/ownership/vm_mark.hpp"
 #include "core/placement/place_vm.hpp"
 #include "core/result.hpp"
@@ -34,9 +35,11 @@ struct vm_record {
   bool is_container = false;
   std::string lock;
   std::string pool;
-  std::optional<proxmox::vm_config> config;  // read once per VM, again while it fails
-  std::string config_error;                  // why the last read failed; "" when none
-  bool synthetic = false;  // config made by us (a launch, a template step), not read
+  // Read once per VM, again while it fails. Boxed: every refresh lists each VM into a new record,
+  // which then takes the old record's config by pointer.
+  boxed_optional<proxmox::vm_config> config;
+  std::string config_error;  // why the last read failed; "" when none
+  bool synthetic = false;    // config made by us (a launch, a template step), not read
   std::chrono::steady_clock::time_point config_read_at{};  // when `config` was read (not made)
   // When a launch made its synthetic config: a refresh reads the real one only past the
   // region's launched_config_max_age (the ISO release's door read usually comes first).

@@ -170,7 +170,7 @@ region_error place_new_vm(self_ptr self, launch_op& op) {
     if (a.vmid == static_cast<int>(*vmid)) st.reserved[*vmid] = {op.host, a};
   }
   auto tmpl = st.vms.find(op.template_vmid);
-  if (tmpl != st.vms.end() && tmpl->second.config) op.base_config = tmpl->second.config;
+  if (tmpl != st.vms.end() && tmpl->second.config) op.base_config = *tmpl->second.config;
   return {};
 }
 

@@ -14,6 +14,7 @@
 
 #include "core/model/node_selector.hpp"
 #include "core/model/pod_affinity.hpp"
+#include "protocol/kube/interning_sweep.hpp"
 
 namespace kp::kube {
 
@@ -99,7 +100,7 @@ class interning_table {
     values_.emplace(hash, made);
     if (values_.size() >= sweep_at_) {
       std::erase_if(values_, [this](const auto& e) { return unused_(e.second); });
-      sweep_at_ = std::max<std::size_t>(1024, 2 * values_.size());
+      sweep_at_ = next_sweep_at(values_.size());
     }
     return made;
   }

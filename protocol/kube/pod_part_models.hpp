@@ -19,6 +19,7 @@
 #include "core/result.hpp"
 #include "protocol/kube/affinity_interning.hpp"
 #include "protocol/kube/core_v1.hpp"
+#include "protocol/kube/interning_sweep.hpp"
 
 namespace kp::kube {
 
@@ -42,7 +43,7 @@ class part_translations {
     made_.insert_or_assign(key, entry{in.identity(), model});
     if (made_.size() >= sweep_at_) {
       std::erase_if(made_, [](const auto& e) { return e.second.source.expired(); });
-      sweep_at_ = std::max<std::size_t>(1024, 2 * made_.size());
+      sweep_at_ = next_sweep_at(made_.size());
     }
     return model;
   }
@@ -72,7 +73,7 @@ class label_interning {
     maps_.emplace(hash, made);
     if (maps_.size() >= sweep_at_) {
       std::erase_if(maps_, [](const auto& e) { return e.second.sole_holder(); });
-      sweep_at_ = std::max<std::size_t>(1024, 2 * maps_.size());
+      sweep_at_ = next_sweep_at(maps_.size());
     }
     return made;
   }

@@ -160,6 +160,8 @@ struct client::impl : std::enable_shared_from_this<impl> {
                    return;
                  }
                  auto decoded = decode_reply(r);
+                 // Parsed: the body goes before the caller runs with what was decoded.
+                 r = transport::http_response{};
                  if (!decoded) return done(with_context(method, path, decoded.error()));
                  done(std::move(decoded));
                });
@@ -261,6 +263,8 @@ void typed(const std::shared_ptr<client::impl>& impl, std::string method, std::s
       [done = std::move(done), decode, method, path](result<json::value> r) {
         if (!r) return done(r.error());
         result<T> decoded = decode(r.value());
+        // Decoded: the document (megabytes for a listing of 4,000 VMs) goes before `done` runs.
+        r = json::value();
         if (!decoded) return done(with_context(method, path, decoded.error()));
         done(std::move(decoded));
       },

@@ -1,6 +1,10 @@
 // Translation of decoded API objects into core/model types, and of model NodeClaims back.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "protocol/kube/codec.hpp"
 #include "protocol/kube/model_translation.hpp"
 
@@ -203,6 +207,22 @@ TEST(KubeModelTranslation, labelMapsNoPodHoldsAreDroppedFromTheInterningTable) {
     ASSERT_EQ(m->labels.at("churn"), std::to_string(i));
   }
   EXPECT_LT(parts.labels.size(), 3000u);
+}
+
+// Pods relabelled one at a time (a new label set per update) while many others stay: the table
+// holds at most a quarter more entries than the pods hold, never twice as many.
+TEST(KubeModelTranslation, aTableOfLabelSetsHoldsAtMostAQuarterMoreThanThePodsHold) {
+  pod_part_models parts;
+  std::vector<kp::model::shared_label_map> held;
+  for (int i = 0; i < 8000; ++i) held.push_back(parts.labels.of({{"held", std::to_string(i)}}));
+  std::size_t most = 0;
+  for (int i = 0; i < 20000; ++i) {
+    auto relabelled = parts.labels.of({{"churn", std::to_string(i)}});
+    ASSERT_EQ(relabelled.at("churn"), std::to_string(i));
+    most = std::max(most, parts.labels.size());
+  }
+  EXPECT_LE(most, 8000u + 8000u / 4 + 1);
+  EXPECT_EQ(held.back().at("held"), "7999");
 }
 
 // Pods of different templates that carry equal affinities (decoded apart: not one API value)
