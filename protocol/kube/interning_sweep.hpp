@@ -2,8 +2,8 @@
 // When a table that shares equal parts between models sweeps out the entries nothing else holds
 // any more: once it has grown by a quarter over what its last sweep left. Pods relabelled one at
 // a time (bench-controller-scale's churn: a new label set per update) leave a dead entry per
-// update; a table of N live entries then holds at most N/4 dead ones, where waiting for it to
-// double held up to N. Each insert pays for about five entries scanned.
+// update; the table now holds at most a quarter more than its last sweep left, where waiting for
+// it to double let it hold twice that. Each insert pays for about five entries scanned.
 #include <algorithm>
 #include <cstddef>
 
