@@ -3,8 +3,8 @@
 // anti-affinity ("one per host") or zonal affinity, and pods of one template carry equal ones.
 // A pod's node affinity, pod affinity and pod anti-affinity hold their terms as shared vectors
 // (core/model); interned, 100,000 pods hold each distinct set of terms once instead of a copy
-// each. Values no pod holds any more are dropped as the table doubles. Not thread-safe: one per
-// translating actor (inside pod_part_models).
+// each. Values no pod holds any more are dropped as the table grows (interning_sweep.hpp). Not
+// thread-safe: one per translating actor (inside pod_part_models).
 #include <algorithm>
 #include <cstddef>
 #include <functional>
@@ -82,7 +82,7 @@ inline std::size_t of(const model::pod_affinity_rules& a) {
 }  // namespace affinity_hash
 
 // Equal values made one: `of(made)` returns an equal value made before (sharing its items) or
-// keeps `made`. Values the table alone still holds are dropped as it doubles. T's copies share
+// keeps `made`. Values the table alone still holds are dropped as it grows. T's copies share
 // their items (shared_vector, or a struct of them); `hash` tells values apart, operator== settles
 // the rest, and `unused` says whether only the table still holds a value.
 template <class T>

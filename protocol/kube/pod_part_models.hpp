@@ -55,12 +55,12 @@ class part_translations {
     model::shared_vector<Out> model;
   };
   std::unordered_map<const void*, entry> made_;
-  std::size_t sweep_at_ = 1024;  // parts of pods that are gone are dropped as the table doubles
+  std::size_t sweep_at_ = 1024;  // parts of pods that are gone are dropped as the table grows
 };
 
 // Equal label (and annotation, node selector) maps of model pods made one shared map: the pods
 // of a ReplicaSet carry the same labels, and 100,000 pods then hold each distinct map once.
-// Maps no pod holds any more are dropped as the table doubles.
+// Maps no pod holds any more are dropped as the table grows (interning_sweep.hpp).
 class label_interning {
  public:
   model::shared_label_map of(const string_map& in) {
