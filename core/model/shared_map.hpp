@@ -3,13 +3,14 @@
 // changed (copy on write), as shared_vector.hpp is for vectors. A pod's labels are equal on the
 // pods of one template and one version; with 100,000 model pods held, each distinct label map is
 // kept once (protocol/kube/pod_part_models.hpp interns them) instead of once per pod, and the
-// field is 16 bytes instead of a std::map's 48. Reading looks like reading the std::map;
-// changing it (operator[], insert, erase, edit()) first copies the entries if another copy shares
-// them. Iteration is read-only: a loop over a pod's labels must never copy them.
+// field is one pointer (shared_ref.hpp) instead of a std::map's 48 bytes. Reading looks like
+// reading the std::map; changing it (operator[], insert, erase, edit()) first copies the entries
+// if another copy shares them. Iteration is read-only: a loop over a pod's labels must never copy them.
 #include <cstddef>
 #include <initializer_list>
-#include <memory>
 #include <utility>
+
+#include "core/model/shared_ref.hpp"
 
 namespace kp::model {
 
@@ -67,9 +68,9 @@ class shared_map {
   // Changing access: the entries become this copy's own first.
   Map& edit() {
     if (!entries_) {
-      entries_ = std::make_shared<Map>();
+      entries_ = holder::make();
     } else if (entries_.use_count() > 1) {
-      entries_ = std::make_shared<Map>(*entries_);
+      entries_ = holder::make(*entries_);
     }
     return *entries_;
   }
@@ -109,7 +110,7 @@ class shared_map {
     if (entries.empty()) {
       entries_.reset();
     } else {
-      entries_ = std::make_shared<Map>(std::move(entries));
+      entries_ = holder::make(std::move(entries));
     }
   }
   static const Map& empty_entries() {
@@ -117,8 +118,9 @@ class shared_map {
     return none;
   }
 
+  using holder = shared_ref<Map>;
   // Null while empty: an empty map costs no allocation.
-  std::shared_ptr<Map> entries_;
+  holder entries_;
 };
 
 }  // namespace kp::model

@@ -6,12 +6,13 @@
 // scheduling model (model::pod). Reading looks like reading a std::vector; changing it
 // (push_back, a non-const operator[] or iterator) first copies the items if another copy shares
 // them. Copies may be read from many threads at once; only an object no other thread sees is
-// changed.
+// changed. The field is one pointer (shared_ref.hpp).
 #include <cstddef>
 #include <initializer_list>
-#include <memory>
 #include <utility>
 #include <vector>
+
+#include "core/model/shared_ref.hpp"
 
 namespace kp::model {
 
@@ -52,9 +53,9 @@ class shared_vector {
   // Changing access: the items become this copy's own first.
   std::vector<T>& edit() {
     if (!items_) {
-      items_ = std::make_shared<std::vector<T>>();
+      items_ = holder::make();
     } else if (items_.use_count() > 1) {
-      items_ = std::make_shared<std::vector<T>>(*items_);
+      items_ = holder::make(*items_);
     }
     return *items_;
   }
@@ -78,7 +79,8 @@ class shared_vector {
   // True when both copies hold the very same items (not just equal ones).
   bool shares_items_with(const shared_vector& other) const { return items_ == other.items_; }
   // Names these items without keeping them: it expires when the last copy holding them goes.
-  std::weak_ptr<const void> identity() const { return items_; }
+  using identity_type = typename shared_ref<std::vector<T>>::weak_ref;
+  identity_type identity() const { return items_; }
   // True when no other copy shares these items.
   bool sole_holder() const { return !items_ || items_.use_count() == 1; }
 
@@ -92,7 +94,7 @@ class shared_vector {
     if (items.empty()) {
       items_.reset();
     } else {
-      items_ = std::make_shared<std::vector<T>>(std::move(items));
+      items_ = holder::make(std::move(items));
     }
   }
   static const std::vector<T>& empty_items() {
@@ -100,8 +102,9 @@ class shared_vector {
     return none;
   }
 
+  using holder = shared_ref<std::vector<T>>;
   // Null while empty: an empty part costs no allocation.
-  std::shared_ptr<std::vector<T>> items_;
+  holder items_;
 };
 
 }  // namespace kp::model

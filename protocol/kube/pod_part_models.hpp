@@ -51,7 +51,7 @@ class part_translations {
 
  private:
   struct entry {
-    std::weak_ptr<const void> source;  // not kept alive: the pods holding it decide
+    typename shared_vector<In>::identity_type source;  // not kept alive: its holders decide
     model::shared_vector<Out> model;
   };
   std::unordered_map<const void*, entry> made_;

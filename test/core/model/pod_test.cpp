@@ -98,3 +98,14 @@ TEST(PodKinds, DoNotDisruptIsReadFromTheAnnotation) {
 }
 
 }  // namespace
+
+namespace {
+
+// A shared_pod is one block of the pod and its 16-byte control block; 100,000 are held at scale,
+// and 448 bytes is the jemalloc size class they fit (pod.hpp). A field added to model::pod must
+// go behind a shared part instead, or move this bound knowingly.
+TEST(PodModel, APodWithItsControlBlockFitsA448ByteSizeClass) {
+  EXPECT_LE(sizeof(kp::model::pod), 432u);
+}
+
+}  // namespace
