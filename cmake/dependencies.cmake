@@ -18,6 +18,15 @@ add_library(kp_re2 INTERFACE)
 target_include_directories(kp_re2 SYSTEM INTERFACE ${RE2_INCLUDE_DIRS})
 target_link_libraries(kp_re2 INTERFACE ${RE2_LINK_LIBRARIES} Threads::Threads)
 
+# jemalloc for the controller process (cmd/karpenter-proxmox/heap_limits.hpp says why). The
+# sanitizers bring their own allocator, so their builds keep glibc's.
+add_library(kp_jemalloc INTERFACE)
+if(KP_JEMALLOC AND NOT KP_SANITIZE AND NOT KP_FUZZ)
+  find_library(JEMALLOC_LIBRARY jemalloc REQUIRED)
+  target_link_libraries(kp_jemalloc INTERFACE ${JEMALLOC_LIBRARY})
+  set(KP_WITH_JEMALLOC ON)
+endif()
+
 # CAF 0.17.6 on Debian ships neither a CMake package nor a pkg-config file.
 find_path(CAF_INCLUDE_DIR caf/all.hpp REQUIRED)
 find_library(CAF_CORE_LIBRARY caf_core REQUIRED)

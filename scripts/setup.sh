@@ -11,7 +11,7 @@ packages=(
   libyaml-cpp-dev libspdlog-dev libfmt-dev prometheus-cpp-dev libisofs-dev
   libgtest-dev googletest libgmock-dev libbenchmark-dev
   genisoimage curl ca-certificates nodejs npm unzip
-  libre2-dev golang-go golang-gopkg-yaml.v3-dev python3-yaml
+  libre2-dev libjemalloc-dev golang-go golang-gopkg-yaml.v3-dev python3-yaml
 )
 if [[ ${1:-} == --fuzz ]]; then
   packages+=(clang-14 libclang-rt-14-dev)

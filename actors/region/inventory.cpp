@@ -40,6 +40,16 @@ placement::vm_allocation allocation_from_config(int vmid, const proxmox::vm_conf
   return a;
 }
 
+void keep_read_keys(proxmox::vm_config& config, const std::string& vm_name) {
+  if (config.is_template) return;
+  auto tags = config.raw.find("tags");
+  if (topology::is_topology_vm(vm_name, tags == config.raw.end() ? "" : tags->second)) return;
+  std::erase_if(config.raw, [](const auto& entry) {
+    const auto& key = entry.first;
+    return key != "meta" && key != "tags" && !key.starts_with("hostpci");
+  });
+}
+
 std::int64_t creation_time(const proxmox::vm_config& config) {
   auto it = config.raw.find("meta");
   if (it == config.raw.end()) return 0;

@@ -120,6 +120,14 @@ result<launch_hosts> launch_hosts_for(const protocol::launch_request& req,
 placement::vm_allocation allocation_from_config(int vmid, const proxmox::vm_config& config,
                                                 bool managed);
 
+// What the inventory keeps of a VM config it read: the typed fields, and of the raw text only the
+// keys it reads again (`meta` for creation_time, `tags`, `hostpciN` for mapped_pci_devices). A
+// template's config and the topology VM's (`vm_name`) are kept whole: launches copy from the one,
+// and the other's raw keys describe its host. Every VM's config is held between refreshes, and
+// most of its raw text repeats what its typed fields hold. Launches, syncs and ownership checks
+// read configs afresh and are not trimmed.
+void keep_read_keys(proxmox::vm_config& config, const std::string& vm_name);
+
 // `meta: creation-qemu=...,ctime=<unix>`: the creation time, 0 when absent.
 std::int64_t creation_time(const proxmox::vm_config& config);
 

@@ -179,6 +179,7 @@ void fetch_details(self_ptr self) {
               // A launch that finished meanwhile wrote a newer config: keep it.
               if (it != st.vms.end() && it->second.name == name && it->second.epoch == epoch) {
                 if (r) {
+                  keep_read_keys(*r, name);
                   it->second.config = std::move(*r);
                   it->second.config_read_at = self->clock().now();
                   it->second.synthetic = false;

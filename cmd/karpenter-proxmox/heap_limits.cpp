@@ -1,11 +1,65 @@
 #include "cmd/karpenter-proxmox/heap_limits.hpp"
 
 #include <condition_variable>
+#include <cstddef>
 #include <mutex>
 
 #include <malloc.h>
+#include <sys/types.h>
+
+#ifdef KP_WITH_JEMALLOC
+// jemalloc reads this at its first allocation. One arena: the actor and io threads hand objects
+// to each other, and per-thread arenas would strand each other's freed pages. No decay: pages a
+// transient frees go back at once instead of after ten seconds, so a disruption pass, an
+// inventory refresh and churn do not stack their transients on the peak.
+extern "C" {
+// NOLINTNEXTLINE: the name and type are jemalloc's.
+const char* malloc_conf = "narenas:1,dirty_decay_ms:0,muzzy_decay_ms:0";
+// Declared here rather than through <jemalloc/jemalloc.h>, which would also redeclare malloc.
+int mallctl(const char* name, void* oldp, std::size_t* oldlenp, void* newp, std::size_t newlen);
+}
+#endif
 
 namespace kp::cmd {
+
+#ifdef KP_WITH_JEMALLOC
+namespace {
+
+template <class T>
+std::optional<T> jemalloc_option(const char* name) {
+  T value{};
+  std::size_t size = sizeof(value);
+  if (mallctl(name, &value, &size, nullptr, 0) != 0) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+std::string_view heap_allocator() {
+  return "jemalloc";
+}
+
+std::optional<jemalloc_settings> running_jemalloc() {
+  auto arenas = jemalloc_option<unsigned>("opt.narenas");
+  auto dirty = jemalloc_option<ssize_t>("opt.dirty_decay_ms");
+  auto muzzy = jemalloc_option<ssize_t>("opt.muzzy_decay_ms");
+  if (!arenas || !dirty || !muzzy) return std::nullopt;
+  return jemalloc_settings{*arenas, static_cast<long>(*dirty), static_cast<long>(*muzzy)};
+}
+
+void limit_heap_growth() {}
+
+heap_trimmer::heap_trimmer(std::chrono::milliseconds) {}
+
+#else
+
+std::string_view heap_allocator() {
+  return "glibc";
+}
+
+std::optional<jemalloc_settings> running_jemalloc() {
+  return std::nullopt;
+}
 
 void limit_heap_growth() {
   constexpr int arenas = 2;
@@ -21,5 +75,7 @@ heap_trimmer::heap_trimmer(std::chrono::milliseconds period)
         while (!wake.wait_for(lock, stop, period, [] { return false; }) && !stop.stop_requested())
           malloc_trim(0);
       }) {}
+
+#endif
 
 }  // namespace kp::cmd

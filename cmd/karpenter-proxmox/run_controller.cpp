@@ -206,7 +206,8 @@ int run_controller(const config::settings& settings) {
   log.info("starting", {{"version", kp::version},
                         {"clusters", std::to_string(clusters->clusters.size())},
                         {"kubernetes", config::strip_url_userinfo(kube->server)},
-                        {"kubernetes_source", kube->source}});
+                        {"kubernetes_source", kube->source},
+                        {"heap_allocator", std::string(heap_allocator())}});
   if (settings.cluster_name.empty()) {
     log.info("CLUSTER_NAME is empty: the UID of the kube-system namespace will name this cluster");
   }

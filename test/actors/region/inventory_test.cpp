@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "actors/region/inventory.hpp"
+#include "actors/region/pci_passthrough.hpp"
 
 namespace kp::actors::region {
 namespace {
@@ -41,6 +42,46 @@ TEST(Inventory, ReadsCreationTimeBootDiskAndSize) {
   ASSERT_EQ(boot_disk(c), "scsi0");
   EXPECT_EQ(drive_size_gib(c.drives.at("scsi0")), 10u);
   EXPECT_EQ(creation_time(parse({})), 0);
+}
+
+TEST(Inventory, AKeptConfigHoldsOnlyTheRawKeysReadAgainUnlessATemplateOrTheTopologyVm) {
+  const std::map<std::string, std::string> raw{
+      {"name", "np-abcde"},
+      {"description", "karpenter-proxmox: cluster=lab, nodeclaim=np-abcde, nodepool=np"},
+      {"meta", "creation-qemu=8.1.5,ctime=1700000000"},
+      {"tags", "karpenter;lab"},
+      {"cores", "4"},
+      {"memory", "8192"},
+      {"scsi0", "local-lvm:vm-101-disk-0,size=30G"},
+      {"net0", "virtio,bridge=vmbr0"},
+      {"hostpci0", "mapping=gpu,pcie=1"},
+      {"hostpci3", "mapping=nic"},
+      {"smbios1", "sku=s1.large"}};
+  auto full = parse(raw);
+  auto kept = full;
+  keep_read_keys(kept, "np-abcde");
+  std::map<std::string, std::string> expected{{"meta", raw.at("meta")},
+                                              {"tags", raw.at("tags")},
+                                              {"hostpci0", raw.at("hostpci0")},
+                                              {"hostpci3", raw.at("hostpci3")}};
+  EXPECT_EQ(kept.raw, expected);
+  // What the inventory reads of it is unchanged.
+  EXPECT_EQ(kept.description, full.description);
+  EXPECT_EQ(kept.cores, full.cores);
+  EXPECT_EQ(kept.drives.size(), full.drives.size());
+  EXPECT_EQ(kept.nets.size(), full.nets.size());
+  EXPECT_EQ(creation_time(kept), 1700000000);
+  EXPECT_EQ(mapped_pci_devices(kept), mapped_pci_devices(full));
+  EXPECT_EQ(mark_of(vm_record{.config = kept}), mark_of(vm_record{.config = full}));
+
+  auto tmpl = parse(raw);
+  tmpl.is_template = true;
+  keep_read_keys(tmpl, "np-abcde");
+  EXPECT_EQ(tmpl.raw, raw) << "launches copy from a template's whole config";
+
+  auto capacity = parse(raw);
+  keep_read_keys(capacity, std::string(capacity_vm_name));
+  EXPECT_EQ(capacity.raw, raw) << "the topology VM's raw keys describe its host";
 }
 
 // One listing of two hosts, a storage with ISOs, a VM, a template and a container.
