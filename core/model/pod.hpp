@@ -13,6 +13,7 @@
 #include "core/model/node_selector.hpp"
 #include "core/model/pod_affinity.hpp"
 #include "core/model/resource_list.hpp"
+#include "core/model/shared_box.hpp"
 #include "core/model/shared_map.hpp"
 #include "core/model/shared_vector.hpp"
 #include "core/model/taint.hpp"
@@ -54,8 +55,8 @@ struct owner_reference {
   friend bool operator==(const owner_reference&, const owner_reference&) = default;
 };
 
-// 100,000 are held at once (as shared_pod, each with its 16-byte control block): 432 bytes keep
-// the pair in jemalloc's 448-byte size class (test/core/model/pod_test.cpp checks the size).
+// 100,000 are held at once (as shared_pod, each with its 16-byte control block): 368 bytes keep
+// the pair in jemalloc's 384-byte size class (test/core/model/pod_test.cpp checks the size).
 struct pod {
   std::string name;
   std::string namespace_;
@@ -66,7 +67,8 @@ struct pod {
   // (protocol/kube/pod_part_models.hpp): a cluster of 100,000 pods holds each distinct one once.
   shared_vector<container> containers;
   shared_vector<container> init_containers;
-  resource_list overhead;
+  // A RuntimeClass's pod overhead: set on few pods, so one pointer while empty (shared_box.hpp).
+  shared_box<resource_list> overhead;
   shared_label_map node_selector;
   node_affinity affinity;
   pod_affinity_rules pod_affinity;
@@ -77,9 +79,10 @@ struct pod {
   shared_vector<owner_reference> owners;
   std::int32_t priority = 0;
   // Beside `priority` rather than with the state below: together they fill one 8-byte slot.
-  bool terminating = false;         // deletionTimestamp set
-  bool unschedulable = false;       // condition PodScheduled=False reason Unschedulable
-  std::string priority_class_name;  // the drain evicts system-*-critical pods last
+  bool terminating = false;    // deletionTimestamp set
+  bool unschedulable = false;  // condition PodScheduled=False reason Unschedulable
+  // The drain evicts system-*-critical pods last; few pods name a class.
+  shared_box<std::string> priority_class_name;
   compact_optional_int64 termination_grace_seconds;  // spec.terminationGracePeriodSeconds
   std::int64_t creation_unix_ms = 0;
   compact_optional_int64 start_unix_ms;     // status.startTime: set once the kubelet took it
