@@ -4,8 +4,8 @@
 // parts they hold are some three million small blocks, on which glibc's per-block header and the
 // pages a transient frees below live objects cost about a fifth of the peak RSS
 // (bench/controller_scale/README.md). jemalloc keeps small blocks headerless in size classes;
-// the process runs it with one arena and hands freed pages back at once. Sanitizer builds keep
-// glibc's allocator, limited to two arenas and trimmed periodically.
+// the process runs it with one arena and hands freed pages back within 200 ms. Sanitizer builds
+// keep glibc's allocator, limited to two arenas and trimmed periodically.
 #include <chrono>
 #include <optional>
 #include <string_view>
@@ -21,6 +21,7 @@ struct jemalloc_settings {
   unsigned arenas = 0;  // for the application's blocks (jemalloc adds one for huge ones)
   long dirty_decay_ms = 0;
   long muzzy_decay_ms = 0;
+  bool background_thread = false;  // purges freed pages off the allocating threads
 };
 std::optional<jemalloc_settings> running_jemalloc();
 

@@ -15,13 +15,14 @@ struct freed {
 
 #ifdef KP_WITH_JEMALLOC
 
-TEST(HeapLimits, theProcessRunsOnJemallocWithOneArenaAndNoDecay) {
+TEST(HeapLimits, theProcessRunsOnJemallocWithOneArenaAndPagesPurgedWithin200Ms) {
   EXPECT_EQ(heap_allocator(), "jemalloc");
   auto settings = running_jemalloc();
   ASSERT_TRUE(settings.has_value());
   EXPECT_EQ(settings->arenas, 1u);
-  EXPECT_EQ(settings->dirty_decay_ms, 0);
+  EXPECT_EQ(settings->dirty_decay_ms, 200);
   EXPECT_EQ(settings->muzzy_decay_ms, 0);
+  EXPECT_TRUE(settings->background_thread);
 }
 
 TEST(HeapLimits, smallBlocksComeFromJemallocsSizeClassesWithoutAHeader) {
