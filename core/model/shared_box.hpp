@@ -25,7 +25,14 @@ class shared_box {
   bool empty() const { return !value_; }
 
   // Changing access: the value becomes this copy's own first.
-  T& edit() { return value_.own(); }
+  T& edit() {
+    if (!value_) {
+      value_ = holder::make();
+    } else if (value_.use_count() > 1) {
+      value_ = holder::make(*value_);
+    }
+    return *value_;
+  }
 
   friend bool operator==(const shared_box& a, const shared_box& b) {
     return a.value_ == b.value_ || a.get() == b.get();

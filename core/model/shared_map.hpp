@@ -5,8 +5,7 @@
 // kept once (protocol/kube/pod_part_models.hpp interns them) instead of once per pod, and the
 // field is one pointer (shared_ref.hpp) instead of a std::map's 48 bytes. Reading looks like
 // reading the std::map; changing it (operator[], insert, erase, edit()) first copies the entries
-// if another copy shares them. Iteration is read-only: a loop over a pod's labels must never copy
-// them.
+// if another copy shares them. Iteration is read-only: a loop over a pod's labels must never copy them.
 #include <cstddef>
 #include <initializer_list>
 #include <utility>
@@ -67,7 +66,14 @@ class shared_map {
   }
 
   // Changing access: the entries become this copy's own first.
-  Map& edit() { return entries_.own(); }
+  Map& edit() {
+    if (!entries_) {
+      entries_ = holder::make();
+    } else if (entries_.use_count() > 1) {
+      entries_ = holder::make(*entries_);
+    }
+    return *entries_;
+  }
   mapped_type& operator[](const key_type& key) { return edit()[key]; }
   mapped_type& operator[](key_type&& key) { return edit()[std::move(key)]; }
   template <class... Args>

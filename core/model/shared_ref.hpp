@@ -83,17 +83,6 @@ class shared_ref {
     return block_ ? block_->holders.load(std::memory_order_acquire) : 0;
   }
 
-  // The value as this holder's own, to change: made (T{}) while there is none, copied first while
-  // another holder shares it (the copy on write of shared_vector, shared_map and shared_box).
-  T& own() {
-    if (!block_) {
-      *this = make();
-    } else if (use_count() > 1) {
-      *this = make(block_->value);
-    }
-    return block_->value;
-  }
-
   // The same value (not just an equal one).
   friend bool operator==(const shared_ref& a, const shared_ref& b) { return a.block_ == b.block_; }
 

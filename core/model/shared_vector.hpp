@@ -51,7 +51,14 @@ class shared_vector {
   const T& back() const { return items().back(); }
 
   // Changing access: the items become this copy's own first.
-  std::vector<T>& edit() { return items_.own(); }
+  std::vector<T>& edit() {
+    if (!items_) {
+      items_ = holder::make();
+    } else if (items_.use_count() > 1) {
+      items_ = holder::make(*items_);
+    }
+    return *items_;
+  }
   iterator begin() { return edit().begin(); }
   iterator end() { return edit().end(); }
   T& operator[](size_type i) { return edit()[i]; }
