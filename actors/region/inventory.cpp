@@ -40,10 +40,18 @@ placement::vm_allocation allocation_from_config(int vmid, const proxmox::vm_conf
   return a;
 }
 
-void keep_read_keys(proxmox::vm_config& config, const std::string& vm_name) {
-  if (config.is_template) return;
+namespace {
+
+// The Go provider's topology VM: its name and the tags of its config.
+bool is_topology_vm(const std::string& vm_name, const proxmox::vm_config& config) {
   auto tags = config.raw.find("tags");
-  if (topology::is_topology_vm(vm_name, tags == config.raw.end() ? "" : tags->second)) return;
+  return topology::is_topology_vm(vm_name, tags == config.raw.end() ? "" : tags->second);
+}
+
+}  // namespace
+
+void keep_read_keys(proxmox::vm_config& config, const std::string& vm_name) {
+  if (config.is_template || is_topology_vm(vm_name, config)) return;
   std::erase_if(config.raw, [](const auto& entry) {
     const auto& key = entry.first;
     return key != "meta" && key != "tags" && !key.starts_with("hostpci");
@@ -172,10 +180,7 @@ result<topology::resolved_topology> host_topology_of(const std::string& region,
   seen.memory_bytes = static_cast<std::int64_t>(host.node_status->memory_total);
   for (const auto& [id, vm] : vms) {
     if (vm.node != host.name || !vm.config) continue;
-    auto tags = vm.config->raw.find("tags");
-    if (!topology::is_topology_vm(vm.name, tags == vm.config->raw.end() ? "" : tags->second)) {
-      continue;
-    }
+    if (!is_topology_vm(vm.name, *vm.config)) continue;
     seen.topology_vm = topology::host_observation::vm{static_cast<int>(id), vm.config->raw};
     break;
   }
